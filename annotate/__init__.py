@@ -1,0 +1,1 @@
+"""Label Studio: server management, task push, annotation pull, webhook ingestion."""

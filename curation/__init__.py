@@ -1,0 +1,1 @@
+"""Curation: recipes, filters, dedup, redaction, mixing, splits, dataset versions, exports."""

@@ -1,0 +1,211 @@
+"""The Lake: a small facade over Delta tables (storage), DuckDB views (queries),
+the frame index (screenshots) and the episode writer.
+
+    lake = Lake.init("./lake")              # or Lake.open("s3://bucket/lake", storage_options=...)
+    lake.write_episodes([episode, ...])     # one batch = one commit per table
+    lake.sql("SELECT app, count(*) FROM episodes GROUP BY app").to_pylist()
+    lake.episode(episode_id), lake.frame(sha)
+    old = lake.as_of({"episodes": 3, "steps": 3})   # or lake.as_of(datetime)
+
+A ``Lake`` is cheap to create; worker processes open their own (spawn, not fork:
+deltalake's writer panics in forked children).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+from deltalake import DeltaTable, write_deltalake
+
+from datalake import query
+from datalake import schema as S
+from datalake.errors import EpisodeNotFound, LakeError, LakeNotFound
+from datalake.frames import FrameIndex
+from datalake.types import Action, Device, Episode, Observation, Step
+from datalake.writer import FRAME_PROPS, ROW_PROPS, EpisodeWriter, Rejected, WriteReport
+
+Snapshot = dict[str, int] | datetime | str
+
+
+def spawn_context() -> multiprocessing.context.SpawnContext:
+    """The start method every lake worker pool must use."""
+    return multiprocessing.get_context("spawn")
+
+
+class Lake:
+    def __init__(self, uri: str, *, storage_options: dict[str, str] | None = None,
+                 snapshot: Snapshot | None = None):
+        self.uri = _normalise(uri)
+        self.storage_options = storage_options
+        self.snapshot = snapshot
+        self.meta = S.read_marker(self.uri)
+        self._tables: dict[str, DeltaTable] | None = None
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._frames: FrameIndex | None = None
+
+    # -- opening ----------------------------------------------------------------------
+    @classmethod
+    def init(cls, uri: str, *, storage_options: dict[str, str] | None = None) -> Lake:
+        """Create the lake (idempotent: an existing lake is opened, its data untouched)."""
+        uri = _normalise(uri)
+        try:
+            S.read_marker(uri)
+        except LakeNotFound:
+            for name, schema in S.TABLES.items():
+                DeltaTable.create(f"{uri}/tables/{name}", schema, mode="ignore", name=name,
+                                  description=f"phoneloop {name} (schema v{S.SCHEMA_VERSION})",
+                                  storage_options=storage_options)
+            S.write_marker(uri)
+        return cls(uri, storage_options=storage_options)
+
+    @classmethod
+    def open(cls, uri: str, *, storage_options: dict[str, str] | None = None) -> Lake:
+        return cls(uri, storage_options=storage_options)
+
+    def as_of(self, when: Snapshot) -> Lake:
+        """A read-only view of the lake at table versions ({table: version}) or a time."""
+        if isinstance(when, str):
+            when = datetime.fromisoformat(when)
+        if isinstance(when, datetime) and when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        if isinstance(when, dict):
+            for name in when:
+                S.schema_of(name)
+        return Lake(self.uri, storage_options=self.storage_options, snapshot=when)
+
+    # -- tables -------------------------------------------------------------------------
+    def table_uri(self, name: str) -> str:
+        S.schema_of(name)
+        return f"{self.uri}/tables/{name}"
+
+    @property
+    def tables(self) -> dict[str, DeltaTable]:
+        if self._tables is None:
+            self._tables = {name: self._load(name) for name in S.TABLES}
+        return self._tables
+
+    def _load(self, name: str) -> DeltaTable:
+        dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
+        if isinstance(self.snapshot, dict) and name in self.snapshot:
+            dt.load_as_version(int(self.snapshot[name]))
+        elif isinstance(self.snapshot, datetime):
+            dt.load_as_version(self.snapshot)
+        return dt
+
+    def versions(self) -> dict[str, int]:
+        """The Delta version of every table in this view of the lake."""
+        return {name: dt.version() for name, dt in self.tables.items()}
+
+    def invalidate(self) -> None:
+        """Forget cached snapshots after a write so the next read sees it."""
+        if self.snapshot is not None:
+            raise LakeError("this lake view is pinned to a snapshot (as_of) and is read-only")
+        self._tables = None
+        self._con = None
+        self._frames = None
+
+    # -- reads --------------------------------------------------------------------------
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            self._con = query.connect(self.tables)
+        return self._con
+
+    def sql(self, q: str, params: list | None = None) -> pa.Table:
+        """Run DuckDB SQL over the lake's views and return an Arrow table."""
+        rel = self.con.sql(q, params=params) if params else self.con.sql(q)
+        return rel.to_arrow_table() if rel is not None else pa.table({})
+
+    def frame(self, sha: str) -> bytes:
+        if self._frames is None:
+            self._frames = FrameIndex(self.tables["frames"])
+        return self._frames.get(sha)
+
+    def frame_shas(self) -> set[str]:
+        return set(self.tables["frames"].to_pyarrow_dataset().to_table(columns=["sha256"]).column(0).to_pylist())
+
+    def existing_episode_ids(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        ds = self.tables["episodes"].to_pyarrow_dataset()
+        found = ds.to_table(columns=["episode_id"], filter=pc.field("episode_id").isin(ids))
+        return set(found.column(0).to_pylist())
+
+    def episode(self, episode_id: str) -> Episode:
+        rows = self.sql("SELECT * FROM episodes WHERE episode_id = ?", [episode_id]).to_pylist()
+        if not rows:
+            raise EpisodeNotFound(f"no episode {episode_id!r} in the lake at {self.uri}")
+        row = rows[0]
+        steps = self.sql("SELECT * FROM steps WHERE episode_id = ? ORDER BY step_index", [episode_id]).to_pylist()
+        return Episode(
+            episode_id=row["episode_id"], instruction=row["instruction"], source=row["source"],
+            device=Device.from_dict(json.loads(row["device_json"])),
+            steps=tuple(_step(s, self.frame(s["frame_sha"])) for s in steps),
+            app=row["app"], category=row["category"], task=row["task"], outcome=row["outcome"],
+            verified_by=row["verified_by"], policy=row["policy"], round=row["round"],
+            meta=json.loads(row["meta_json"]) if row["meta_json"] else {},
+        )
+
+    def info(self) -> dict[str, Any]:
+        counts = {name: self.sql(f"SELECT count(*) FROM {name}").column(0)[0].as_py() for name in S.TABLES}
+        return {"uri": self.uri, "schema_version": self.meta["schema_version"],
+                "rows": counts, "versions": self.versions()}
+
+    # -- writes -------------------------------------------------------------------------
+    def writer(self, **kwargs) -> EpisodeWriter:
+        return EpisodeWriter(self, **kwargs)
+
+    def write_episodes(self, episodes: Iterable[Episode], origin: str = "api") -> WriteReport:
+        return self.writer().write(episodes, origin=origin)
+
+    def quarantine(self, records: list[Rejected]) -> None:
+        self.writer().quarantine(records)
+
+    def append(self, table: str, rows: list[dict]) -> None:
+        """Append rows to a side table (annotations, datasets, models) in one commit."""
+        if table in ("episodes", "steps", "frames"):
+            raise LakeError(f"write {table} through write_episodes, which keeps them consistent")
+        data = pa.Table.from_pylist(rows, schema=S.schema_of(table))
+        write_deltalake(self.table_uri(table), data, mode="append", writer_properties=ROW_PROPS,
+                        storage_options=self.storage_options)
+        self.invalidate()
+
+    def compact(self, *, vacuum: bool = False) -> dict[str, dict]:
+        """Merge small files per table (frames sorted by sha); optionally vacuum old files.
+
+        Vacuuming with zero retention removes the files older versions need: time
+        travel to versions before the compaction stops working.
+        """
+        report = {}
+        for name in S.TABLES:
+            dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
+            if name == "frames":
+                metrics = dt.optimize.z_order(["sha256"], writer_properties=FRAME_PROPS)
+            else:
+                metrics = dt.optimize.compact(writer_properties=ROW_PROPS)
+            removed = dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False) if vacuum else []
+            report[name] = {"files_added": metrics.get("numFilesAdded", 0),
+                            "files_removed": metrics.get("numFilesRemoved", 0), "vacuumed": len(removed)}
+        self.invalidate()
+        return report
+
+
+def _normalise(uri: str) -> str:
+    uri = str(uri)
+    if "://" in uri:
+        return uri.rstrip("/")
+    return os.path.abspath(os.path.expanduser(uri))
+
+
+def _step(row: dict, png: bytes) -> Step:
+    obs = Observation(screenshot=png, ui_tree=row["ui_tree"], package=row["package"], activity=row["activity"])
+    return Step(observation=obs, action=Action.from_json(row["action_json"]),
+                thought=row["thought"], raw_output=row["raw_output"])

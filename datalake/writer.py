@@ -1,0 +1,248 @@
+"""Writing episodes into the lake: validation, quarantine, frame dedup, commit order.
+
+One call to ``EpisodeWriter.write`` is one batch, committed as (at most) three Delta
+commits in this order: new frames, then steps, then episodes. Readers only see
+steps whose (episode_id, batch_id) has an episode row (see ``query.py``), so a
+writer killed before its episodes commit leaves nothing visible: orphan steps are
+never shown and orphan frames are harmless (content-addressed, reusable).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from deltalake import WriterProperties, write_deltalake
+
+from datalake import schema as S
+from datalake.errors import InvalidRecord
+from datalake.png import check_png
+from datalake.types import ACTION_VERSION, Episode
+from datalake.uitree import parse_ui_tree
+
+DEFAULT_MAX_UI_TREE_BYTES = 2 * 1024 * 1024
+
+# PNG bytes are already compressed; small row groups keep a single-frame read small.
+FRAME_PROPS = WriterProperties(max_row_group_size=64, compression="UNCOMPRESSED")
+ROW_PROPS = WriterProperties(compression="ZSTD")
+
+CommitHook = Callable[[str, int], None]  # (table name, rows committed)
+
+
+@dataclass
+class Rejected:
+    """A record that goes to quarantine: the reason, where it came from, the raw payload."""
+
+    reason: str
+    payload: bytes
+    origin: str
+    locator: str | None = None
+    episode_id: str | None = None
+
+
+@dataclass
+class WriteReport:
+    written: int = 0
+    skipped: int = 0  # already in the lake
+    quarantined: int = 0
+    steps: int = 0
+    new_frames: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def add(self, other: WriteReport) -> None:
+        self.written += other.written
+        self.skipped += other.skipped
+        self.quarantined += other.quarantined
+        self.steps += other.steps
+        self.new_frames += other.new_frames
+        self.reasons.extend(other.reasons)
+
+
+def episode_to_dict(ep: Episode, frame_ref: Callable[[str], str] = lambda sha: sha) -> dict:
+    """The interchange form of an episode; ``frame_ref`` maps a frame sha to its reference."""
+    out: dict = {"episode_id": ep.episode_id, "instruction": ep.instruction, "source": ep.source}
+    for name in ("app", "category", "task"):
+        if getattr(ep, name) is not None:
+            out[name] = getattr(ep, name)
+    out["device"] = ep.device.to_dict()
+    out["outcome"] = ep.outcome
+    out["verified_by"] = ep.verified_by
+    for name in ("policy", "round"):
+        if getattr(ep, name) is not None:
+            out[name] = getattr(ep, name)
+    if ep.meta:
+        out["meta"] = ep.meta
+    out["steps"] = [_step_to_dict(step, frame_ref) for step in ep.steps]
+    return out
+
+
+def _step_to_dict(step, frame_ref) -> dict:
+    obs = step.observation
+    out: dict = {"screenshot": frame_ref(obs.sha256)}
+    for name in ("ui_tree", "package", "activity"):
+        if getattr(obs, name) is not None:
+            out[name] = getattr(obs, name)
+    out["action"] = step.action.to_dict()
+    for name in ("thought", "raw_output"):
+        if getattr(step, name) is not None:
+            out[name] = getattr(step, name)
+    return out
+
+
+def dumps(record: dict) -> str:
+    """Canonical JSON for the interchange format (UTF-8, no spaces, keys as given)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+class EpisodeWriter:
+    """Appends validated episodes to a lake; rejects go to quarantine with a reason."""
+
+    def __init__(self, lake, *, max_ui_tree_bytes: int = DEFAULT_MAX_UI_TREE_BYTES,
+                 on_commit: CommitHook | None = None):
+        self.lake = lake
+        self.max_ui_tree_bytes = max_ui_tree_bytes
+        self.on_commit = on_commit
+        self._known_frames: set[str] | None = None
+        self._checked_frames: dict[str, tuple[int, int]] = {}
+
+    # -- validation -----------------------------------------------------------------
+    def check(self, ep: Episode) -> None:
+        """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
+        for i, step in enumerate(ep.steps):
+            obs = step.observation
+            sha = obs.sha256
+            if sha not in self._checked_frames:
+                try:
+                    self._checked_frames[sha] = check_png(obs.screenshot)
+                except InvalidRecord as exc:
+                    raise InvalidRecord(f"step {i}: {exc}") from None
+            if obs.ui_tree is not None:
+                size = len(obs.ui_tree.encode("utf-8"))
+                if size > self.max_ui_tree_bytes:
+                    raise InvalidRecord(
+                        f"step {i}: ui tree is {size} bytes, over the {self.max_ui_tree_bytes}-byte limit")
+                try:
+                    parse_ui_tree(obs.ui_tree)
+                except InvalidRecord as exc:
+                    raise InvalidRecord(f"step {i}: {exc}") from None
+
+    # -- writing --------------------------------------------------------------------
+    def write(self, episodes: Iterable[Episode], origin: str = "api") -> WriteReport:
+        report = WriteReport()
+        good: list[Episode] = []
+        rejected: list[Rejected] = []
+        seen: set[str] = set()
+        for ep in episodes:
+            try:
+                self.check(ep)
+            except InvalidRecord as exc:
+                rejected.append(Rejected(str(exc), dumps(episode_to_dict(ep)).encode(), origin,
+                                         episode_id=ep.episode_id))
+                continue
+            if ep.episode_id in seen:
+                rejected.append(Rejected(f"duplicate episode_id {ep.episode_id!r} in one batch",
+                                         dumps(episode_to_dict(ep)).encode(), origin, episode_id=ep.episode_id))
+                continue
+            seen.add(ep.episode_id)
+            good.append(ep)
+        existing = self.lake.existing_episode_ids([ep.episode_id for ep in good])
+        report.skipped = sum(ep.episode_id in existing for ep in good)
+        good = [ep for ep in good if ep.episode_id not in existing]
+        if good:
+            self._commit(good, report)
+        if rejected:
+            self.quarantine(rejected)
+            report.quarantined = len(rejected)
+            report.reasons = [r.reason for r in rejected]
+        return report
+
+    def _commit(self, episodes: list[Episode], report: WriteReport) -> None:
+        batch_id = uuid.uuid4().hex
+        created = S.now()
+        frames = self._new_frames(episodes, created)
+        if frames is not None:
+            self._append("frames", frames, FRAME_PROPS)
+            report.new_frames = frames.num_rows
+        steps = self._step_rows(episodes, batch_id)
+        self._append("steps", steps, ROW_PROPS)
+        self._append("episodes", self._episode_rows(episodes, batch_id, created), ROW_PROPS)
+        if frames is not None:
+            self._known_frames.update(frames.column("sha256").to_pylist())
+        report.written = len(episodes)
+        report.steps = steps.num_rows
+
+    def _append(self, table: str, data: pa.Table, props: WriterProperties) -> None:
+        write_deltalake(self.lake.table_uri(table), data, mode="append", writer_properties=props,
+                        storage_options=self.lake.storage_options)
+        self.lake.invalidate()
+        if self.on_commit is not None:
+            self.on_commit(table, data.num_rows)
+
+    def _new_frames(self, episodes: list[Episode], created) -> pa.Table | None:
+        if self._known_frames is None:
+            self._known_frames = self.lake.frame_shas()
+        batch: dict[str, bytes] = {}
+        for ep in episodes:
+            for step in ep.steps:
+                sha = step.observation.sha256
+                if sha not in self._known_frames and sha not in batch:
+                    batch[sha] = step.observation.screenshot
+        if not batch:
+            return None
+        shas = sorted(batch)  # sorted shas give selective row-group statistics
+        sizes = [self._checked_frames.get(sha) or check_png(batch[sha]) for sha in shas]
+        return pa.table({
+            "sha256": shas,
+            "png": pa.array([bytes(batch[sha]) for sha in shas], pa.binary()),
+            "width": pa.array([w for w, _ in sizes], pa.int32()),
+            "height": pa.array([h for _, h in sizes], pa.int32()),
+            "nbytes": pa.array([len(batch[sha]) for sha in shas], pa.int64()),
+            "created_at": pa.array([created] * len(shas), S.FRAMES.field("created_at").type),
+        }, schema=S.FRAMES)
+
+    @staticmethod
+    def _step_rows(episodes: list[Episode], batch_id: str) -> pa.Table:
+        rows = []
+        for ep in episodes:
+            for i, step in enumerate(ep.steps):
+                obs, act = step.observation, step.action
+                width, height = obs.size
+                rows.append({
+                    "episode_id": ep.episode_id, "batch_id": batch_id, "step_index": i,
+                    "frame_sha": obs.sha256, "frame_width": width, "frame_height": height,
+                    "ui_tree": obs.ui_tree, "package": obs.package, "activity": obs.activity,
+                    "action_type": act.type, "action_json": act.to_json(), "action_version": ACTION_VERSION,
+                    "x": None if act.x is None else float(act.x), "y": None if act.y is None else float(act.y),
+                    "thought": step.thought, "raw_output": step.raw_output,
+                })
+        return pa.Table.from_pylist(rows, schema=S.STEPS)
+
+    @staticmethod
+    def _episode_rows(episodes: list[Episode], batch_id: str, created) -> pa.Table:
+        rows = []
+        for seq, ep in enumerate(episodes):
+            rows.append({
+                "episode_id": ep.episode_id, "batch_id": batch_id, "batch_seq": seq,
+                "instruction": ep.instruction, "source": ep.source, "app": ep.app,
+                "category": ep.category, "task": ep.task, "phone": ep.device.kind,
+                "device_width": ep.device.width, "device_height": ep.device.height,
+                "device_json": dumps(ep.device.to_dict()), "outcome": ep.outcome,
+                "verified_by": ep.verified_by, "policy": ep.policy, "round": ep.round,
+                "num_steps": len(ep.steps), "meta_json": dumps(ep.meta) if ep.meta else None,
+                "created_at": created,
+            })
+        return pa.Table.from_pylist(rows, schema=S.EPISODES)
+
+    # -- quarantine -----------------------------------------------------------------
+    def quarantine(self, records: list[Rejected]) -> None:
+        if not records:
+            return
+        created = S.now()
+        table = pa.Table.from_pylist([{
+            "quarantine_id": uuid.uuid4().hex, "origin": r.origin, "locator": r.locator,
+            "episode_id": r.episode_id, "reason": r.reason, "payload": r.payload, "created_at": created,
+        } for r in records], schema=S.QUARANTINE)
+        self._append("quarantine", table, ROW_PROPS)

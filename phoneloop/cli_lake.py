@@ -1,0 +1,231 @@
+"""`phoneloop lake ...`: create, inspect, query, import into and export from a lake."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from datalake import interchange
+from datalake.errors import LakeError
+from datalake.lake import Lake
+from phoneloop.output import console, err_console, print_json, print_table
+
+app = typer.Typer(help="Create, inspect, query, import into and export from a lake.", no_args_is_help=True)
+
+LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI (default ./lake).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def open_lake(uri: str) -> Lake:
+    try:
+        return Lake.open(uri)
+    except LakeError as exc:
+        fail(str(exc))
+        raise  # unreachable
+
+
+def progress_bar() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=err_console, transient=True)
+
+
+@app.command()
+def init(lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
+    """Create an empty lake (idempotent: an existing lake is left as it is).
+
+    Example: phoneloop lake init --lake ./lake
+    """
+    try:
+        opened = Lake.init(lake)
+    except LakeError as exc:
+        fail(str(exc))
+    if json_out:
+        print_json({"uri": opened.uri, "schema_version": opened.meta["schema_version"]})
+    else:
+        console.print(f"lake ready at [bold]{opened.uri}[/bold] (schema v{opened.meta['schema_version']})")
+
+
+@app.command()
+def info(lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
+    """Row counts and Delta versions per table, and the schema version.
+
+    Example: phoneloop lake info --json
+    """
+    summary = open_lake(lake).info()
+    if json_out:
+        print_json(summary)
+        return
+    console.print(f"[bold]{summary['uri']}[/bold]  schema v{summary['schema_version']}")
+    for name, rows in summary["rows"].items():
+        console.print(f"  {name:<12} {rows:>10,} rows   (version {summary['versions'][name]})")
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="DuckDB SQL over the lake's views (episodes, steps, frames, ...).")],
+    lake: LakeOpt = "./lake",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or csv.")] = "table",
+    as_of: Annotated[str | None, typer.Option(help="Read at a time (ISO 8601) or table versions (JSON).")] = None,
+) -> None:
+    """Run a SQL query over the lake.
+
+    Example: phoneloop lake sql "SELECT app, count(*) FROM episodes GROUP BY app" --format csv
+    """
+    if fmt not in ("table", "json", "csv"):
+        fail(f"--format must be table, json or csv, not {fmt!r}")
+    opened = open_lake(lake)
+    if as_of:
+        opened = opened.as_of(json.loads(as_of) if as_of.lstrip().startswith("{") else as_of)
+    try:
+        result = opened.sql(query)
+    except Exception as exc:  # duckdb raises many error types; all mean "bad query"
+        if isinstance(exc, LakeError) or type(exc).__module__.startswith(("duckdb", "_duckdb")):
+            fail(f"query failed: {exc}")
+        raise
+    print_table(result, fmt)
+
+
+@app.command()
+def show(episode_id: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
+    """Show one episode: instruction, outcome and every step's action.
+
+    Example: phoneloop lake show 6f1c...e2
+    """
+    opened = open_lake(lake)
+    try:
+        ep = opened.episode(episode_id)
+    except LakeError as exc:
+        fail(str(exc))
+    record = interchange.episode_to_dict(ep)
+    for step in record["steps"]:
+        step.pop("ui_tree", None)
+    if json_out:
+        print_json(record)
+        return
+    console.print(f"[bold]{ep.instruction}[/bold]")
+    console.print(f"id {ep.episode_id}  source {ep.source}  app {ep.app}  outcome {ep.outcome} ({ep.verified_by})")
+    for i, step in enumerate(ep.steps):
+        console.print(f"  {i:>3}  {step.action.to_json()}  [dim]{step.observation.sha256[:12]}[/dim]")
+
+
+@app.command("import")
+def import_(
+    files: Annotated[list[Path], typer.Argument(help="Interchange JSONL files (docs/interchange.md).")],
+    lake: LakeOpt = "./lake",
+    workers: Annotated[int, typer.Option(help="Processes (spawned), one file each.")] = 1,
+    batch: Annotated[int, typer.Option(help="Episodes per commit.")] = interchange.DEFAULT_BATCH_EPISODES,
+    max_ui_tree_kb: Annotated[int, typer.Option(help="Larger UI trees are quarantined.")] = 2048,
+    json_out: JsonOpt = False,
+) -> None:
+    """Import episodes; bad records go to quarantine (exit code 1 if any did).
+
+    Example: phoneloop lake import demos/episodes.jsonl
+    """
+    for path in files:
+        if not path.is_file():
+            fail(f"no such file: {path}")
+    opened = open_lake(lake)
+    total = sum(_count_lines(p) for p in files)
+    with progress_bar() as bar:
+        task = bar.add_task("importing", total=total)
+        report = interchange.import_files(opened, files, workers=workers, batch_episodes=batch,
+                                          max_ui_tree_bytes=max_ui_tree_kb * 1024,
+                                          progress=lambda n: bar.advance(task, n))
+    summary = {"lines": report.lines, "written": report.written, "skipped_existing": report.skipped,
+               "quarantined": report.quarantined, "steps": report.steps, "new_frames": report.new_frames,
+               "reasons": report.reasons}
+    if json_out:
+        print_json(summary)
+    else:
+        console.print(f"{report.written} episodes written ({report.steps} steps, {report.new_frames} new frames), "
+                      f"{report.skipped} already in the lake, {report.quarantined} quarantined")
+        for reason in report.reasons[:20]:
+            console.print(f"  [yellow]quarantined[/yellow] {reason}")
+    if report.quarantined:
+        raise typer.Exit(1)
+
+
+def _count_lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+@app.command()
+def export(
+    out_dir: Annotated[Path, typer.Argument(help="Folder to write episodes.jsonl and frames/ into.")],
+    where: Annotated[str | None, typer.Option(help="SQL condition over the episodes view.")] = None,
+    lake: LakeOpt = "./lake",
+    json_out: JsonOpt = False,
+) -> None:
+    """Export episodes in the interchange format (re-importable, byte-exact).
+
+    Example: phoneloop lake export out/ --where "source = 'human' AND outcome = 'success'"
+    """
+    opened = open_lake(lake)
+    with progress_bar() as bar:
+        task = bar.add_task("exporting", total=None)
+        try:
+            count = interchange.export_jsonl(opened, out_dir, where=where, progress=lambda n: bar.advance(task, n))
+        except LakeError as exc:
+            fail(str(exc))
+        except Exception as exc:
+            if type(exc).__module__.startswith(("duckdb", "_duckdb")):
+                fail(f"--where is not a valid condition: {exc}")
+            raise
+    if json_out:
+        print_json({"episodes": count, "path": str(out_dir / "episodes.jsonl")})
+    else:
+        console.print(f"{count} episodes exported to {out_dir / 'episodes.jsonl'}")
+
+
+@app.command()
+def compact(
+    lake: LakeOpt = "./lake",
+    vacuum: Annotated[bool, typer.Option(help="Also delete unreferenced files (ends time travel before now).")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Merge small files in every table (frames sorted by sha for fast lookups).
+
+    Example: phoneloop lake compact --vacuum
+    """
+    report = open_lake(lake).compact(vacuum=vacuum)
+    if json_out:
+        print_json(report)
+        return
+    for name, r in report.items():
+        console.print(f"  {name:<12} +{r['files_added']} -{r['files_removed']} files, {r['vacuumed']} vacuumed")
+
+
+SAMPLE_QUERY = """
+SELECT e.source, coalesce(e.app, '-') AS app, count(*) AS episodes, sum(s.n) AS steps,
+       round(avg(CASE WHEN e.outcome = 'success' THEN 1.0 ELSE 0.0 END), 3) AS success_rate
+FROM episodes e JOIN (SELECT episode_id, count(*) AS n FROM steps GROUP BY episode_id) s USING (episode_id)
+GROUP BY ALL ORDER BY source, app
+"""
+
+
+def run_demo(lake: str, json_out: bool) -> None:
+    """Create the lake, import the bundled sample, print a summary query."""
+    opened = Lake.init(lake)
+    sample = resources.files("phoneloop") / "sample" / "episodes.jsonl"
+    with resources.as_file(sample) as path:
+        report = interchange.import_files(opened, [path])
+    summary = opened.sql(SAMPLE_QUERY)
+    if json_out:
+        from phoneloop.output import rows_of
+        print_json({"lake": opened.uri, "written": report.written, "skipped_existing": report.skipped,
+                    "quarantined": report.quarantined, "summary": rows_of(summary)})
+        return
+    console.print(f"lake {opened.uri}: imported {report.written} sample episodes "
+                  f"({report.skipped} already there, {report.quarantined} quarantined)")
+    print_table(summary, title="success rate by source and app")

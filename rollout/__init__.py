@@ -1,0 +1,1 @@
+"""Rollouts: policies on mock and real phones, the parallel runner, evaluation tables."""
