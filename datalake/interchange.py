@@ -137,13 +137,14 @@ def import_jsonl(lake, path: str | os.PathLike, *, batch_episodes: int = DEFAULT
     def flush() -> None:
         nonlocal batch, batch_bytes
         if batch:
-            report.add(writer.write(batch, origin=origin))
+            report.add(writer.write(batch, origin=origin, checked=True))
         batch, batch_bytes = [], 0
 
     for number, raw in read_lines(path):
         report.lines += 1
         try:
             ep = parse_record(raw, path.parent)
+            writer.check(ep)
             if ep.episode_id in seen:
                 raise InvalidRecord(f"episode_id {ep.episode_id!r} appears more than once in this file")
         except InvalidRecord as exc:

@@ -130,14 +130,16 @@ class EpisodeWriter:
                     raise InvalidRecord(f"step {i}: {exc}") from None
 
     # -- writing --------------------------------------------------------------------
-    def write(self, episodes: Iterable[Episode], origin: str = "api") -> WriteReport:
+    def write(self, episodes: Iterable[Episode], origin: str = "api", *, checked: bool = False) -> WriteReport:
+        """Write one batch. ``checked=True`` skips ``check`` for episodes the caller already checked."""
         report = WriteReport()
         good: list[Episode] = []
         rejected: list[Rejected] = []
         seen: set[str] = set()
         for ep in episodes:
             try:
-                self.check(ep)
+                if not checked:
+                    self.check(ep)
             except InvalidRecord as exc:
                 rejected.append(Rejected(str(exc), dumps(episode_to_dict(ep)).encode(), origin,
                                          episode_id=ep.episode_id))

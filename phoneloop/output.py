@@ -7,6 +7,7 @@ import io
 import json
 import sys
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -22,6 +23,8 @@ def _jsonable(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, bytes):
         return {"bytes": len(value)}
+    if isinstance(value, Decimal):
+        return float(value)
     return value
 
 

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install everything the tests need, start what they need, and run the whole suite.
+# Extra arguments go to pytest (e.g. scripts/test.sh -k lake -x).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh dev
+status=0
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: treating that as a failure" >&2
+    exit 1
+fi
+exit "$status"

@@ -1,0 +1,142 @@
+import csv
+import io
+import json
+from importlib import resources
+from pathlib import Path
+
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from phoneloop.cli import app
+from tests.factory import record, write_jsonl
+
+SAMPLE = Path(str(resources.files("phoneloop") / "sample" / "episodes.jsonl"))
+runner = CliRunner()
+
+
+def commands(group, prefix=()):
+    for name, cmd in group.commands.items():
+        yield prefix + (name,)
+        if hasattr(cmd, "commands"):
+            yield from commands(cmd, prefix + (name,))
+
+
+ALL = sorted(commands(typer.main.get_command(app)))
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("path", ALL, ids=" ".join)
+def test_every_command_has_help(path):
+    result = invoke(*path, "--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+    leaf = typer.main.get_command(app)
+    for name in path:
+        leaf = leaf.commands[name]
+    assert leaf.help and leaf.help.strip(), f"{' '.join(path)} has no help text"
+
+
+def test_lake_commands_exist():
+    assert {("lake", c) for c in ("init", "info", "sql", "show", "import", "export", "compact")} <= set(ALL)
+
+
+@pytest.fixture
+def lake_dir(tmp_path):
+    path = tmp_path / "lake"
+    assert invoke("lake", "init", "--lake", path).exit_code == 0
+    return path
+
+
+def test_init_then_info_json_reports_counts_and_schema(lake_dir):
+    result = invoke("lake", "info", "--lake", lake_dir, "--json")
+    info = json.loads(result.output)
+    assert info["schema_version"] == 1 and info["rows"]["episodes"] == 0
+
+
+def test_lake_from_environment_variable(lake_dir, monkeypatch):
+    monkeypatch.setenv("PHONELOOP_LAKE", str(lake_dir))
+    result = invoke("lake", "info", "--json")
+    assert result.exit_code == 0 and json.loads(result.output)["uri"] == str(lake_dir)
+
+
+def test_import_sql_show_export_round_trip(lake_dir, tmp_path):
+    result = invoke("lake", "import", SAMPLE, "--lake", lake_dir, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["written"] == 6
+    out = invoke("lake", "sql", "SELECT episode_id, source FROM episodes ORDER BY episode_id", "--lake", lake_dir,
+                 "--format", "json")
+    rows = json.loads(out.output)
+    assert len(rows) == 6
+    as_csv = list(csv.reader(io.StringIO(invoke("lake", "sql", "SELECT count(*) AS n FROM steps",
+                                                "--lake", lake_dir, "--format", "csv").output)))
+    assert as_csv == [["n"], ["20"]]
+    shown = json.loads(invoke("lake", "show", rows[0]["episode_id"], "--lake", lake_dir, "--json").output)
+    assert shown["episode_id"] == rows[0]["episode_id"] and shown["steps"]
+    table = invoke("lake", "show", rows[0]["episode_id"], "--lake", lake_dir)
+    assert table.exit_code == 0 and shown["instruction"] in table.output
+    exported = invoke("lake", "export", tmp_path / "out", "--lake", lake_dir, "--where", "source = 'oracle'",
+                      "--json")
+    assert json.loads(exported.output)["episodes"] == 2
+    assert len((tmp_path / "out" / "episodes.jsonl").read_text().splitlines()) == 2
+
+
+def test_import_with_quarantined_records_exits_non_zero_and_reports(lake_dir, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = write_jsonl(folder / "x.jsonl", [record(1, folder), b"{oops", record(2, folder)])
+    result = invoke("lake", "import", path, "--lake", lake_dir)
+    assert result.exit_code == 1
+    assert "2 episodes written" in result.output and "1 quarantined" in result.output
+    assert "line 2" in result.output
+    q = json.loads(invoke("lake", "sql", "SELECT reason FROM quarantine", "--lake", lake_dir, "-f", "json").output)
+    assert "not valid JSON" in q[0]["reason"]
+
+
+def test_import_with_workers_imports_every_file(lake_dir, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    files = [write_jsonl(folder / f"{i}.jsonl", [record(i * 10 + j, folder) for j in range(3)]) for i in range(3)]
+    result = invoke("lake", "import", *files, "--lake", lake_dir, "--workers", 2, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["written"] == 9
+
+
+def test_missing_lake_is_a_clear_error(tmp_path):
+    result = invoke("lake", "info", "--lake", tmp_path / "none")
+    assert result.exit_code == 2 and "phoneloop lake init" in result.output
+
+
+def test_bad_sql_is_a_clear_error(lake_dir):
+    result = invoke("lake", "sql", "SELEC nonsense", "--lake", lake_dir)
+    assert result.exit_code == 2 and "query failed" in result.output
+
+
+def test_sql_as_of_reads_an_older_version(lake_dir):
+    invoke("lake", "import", SAMPLE, "--lake", lake_dir)
+    out = invoke("lake", "sql", "SELECT count(*) AS n FROM episodes", "--lake", lake_dir, "-f", "json",
+                 "--as-of", '{"episodes": 0, "steps": 0}')
+    assert json.loads(out.output) == [{"n": 0}]
+
+
+def test_compact_keeps_rows(lake_dir):
+    invoke("lake", "import", SAMPLE, "--lake", lake_dir)
+    result = invoke("lake", "compact", "--lake", lake_dir, "--json")
+    assert result.exit_code == 0 and "steps" in json.loads(result.output)
+    info = json.loads(invoke("lake", "info", "--lake", lake_dir, "--json").output)
+    assert info["rows"]["episodes"] == 6 and info["rows"]["steps"] == 20
+
+
+def test_demo_imports_the_sample_and_summarises(tmp_path):
+    result = invoke("demo", "--lake", tmp_path / "lake", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["written"] == 6
+    by_source = {(r["source"], r["app"]): r for r in out["summary"]}
+    assert by_source[("human", "shop")]["success_rate"] == 1.0
+    assert by_source[("agent", "shop")]["success_rate"] == 0.0
+    assert sum(r["steps"] for r in out["summary"]) == 20
