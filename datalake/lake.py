@@ -22,7 +22,6 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 from deltalake import DeltaTable, write_deltalake
 
 from datalake import query
@@ -50,6 +49,7 @@ class Lake:
         self._tables: dict[str, DeltaTable] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._frames: FrameIndex | None = None
+        self._writer: EpisodeWriter | None = None
 
     # -- opening ----------------------------------------------------------------------
     @classmethod
@@ -129,15 +129,10 @@ class Lake:
             self._frames = FrameIndex(self.tables["frames"])
         return self._frames.get(sha)
 
-    def frame_shas(self) -> set[str]:
-        return set(self.tables["frames"].to_pyarrow_dataset().to_table(columns=["sha256"]).column(0).to_pylist())
-
-    def existing_episode_ids(self, ids: list[str]) -> set[str]:
-        if not ids:
-            return set()
-        ds = self.tables["episodes"].to_pyarrow_dataset()
-        found = ds.to_table(columns=["episode_id"], filter=pc.field("episode_id").isin(ids))
-        return set(found.column(0).to_pylist())
+    def column_values(self, table: str, column: str) -> set:
+        """Every distinct value of one column, read from the latest committed version."""
+        dt = DeltaTable(self.table_uri(table), storage_options=self.storage_options)
+        return set(dt.to_pyarrow_dataset().to_table(columns=[column]).column(0).to_pylist())
 
     def episode(self, episode_id: str) -> Episode:
         rows = self.sql("SELECT * FROM episodes WHERE episode_id = ?", [episode_id]).to_pylist()
@@ -161,10 +156,13 @@ class Lake:
 
     # -- writes -------------------------------------------------------------------------
     def writer(self, **kwargs) -> EpisodeWriter:
+        """A new writer (with its own options); ``write_episodes`` reuses a default one."""
         return EpisodeWriter(self, **kwargs)
 
     def write_episodes(self, episodes: Iterable[Episode], origin: str = "api") -> WriteReport:
-        return self.writer().write(episodes, origin=origin)
+        if self._writer is None:
+            self._writer = EpisodeWriter(self)
+        return self._writer.write(episodes, origin=origin)
 
     def quarantine(self, records: list[Rejected]) -> None:
         self.writer().quarantine(records)

@@ -19,6 +19,7 @@ import math
 import struct
 import uuid
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 
 from datalake.errors import InvalidAction, InvalidRecord
@@ -271,11 +272,11 @@ class Observation:
             if value is not None:
                 _check_text(value, f"observation.{name}")
 
-    @property
+    @cached_property
     def size(self) -> tuple[int, int]:
         return png_size(self.screenshot)
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.screenshot).hexdigest()
 

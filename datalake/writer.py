@@ -10,12 +10,14 @@ never shown and orphan frames are harmless (content-addressed, reusable).
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-from deltalake import WriterProperties, write_deltalake
+from deltalake import ColumnProperties, WriterProperties, write_deltalake
 
 from datalake import schema as S
 from datalake.errors import InvalidRecord
@@ -26,7 +28,13 @@ from datalake.uitree import parse_ui_tree
 DEFAULT_MAX_UI_TREE_BYTES = 2 * 1024 * 1024
 
 # PNG bytes are already compressed; small row groups keep a single-frame read small.
-FRAME_PROPS = WriterProperties(max_row_group_size=64, compression="UNCOMPRESSED")
+# No dictionary or min/max statistics for the PNG column: both cost a pass over every
+# 135 KB blob and help no query; the sha column keeps its statistics for pruning.
+FRAME_PROPS = WriterProperties(
+    max_row_group_size=64, compression="UNCOMPRESSED",
+    column_properties={"png": ColumnProperties(dictionary_enabled=False, statistics_enabled="NONE",
+                                               encoding="PLAIN")},
+)
 ROW_PROPS = WriterProperties(compression="ZSTD")
 
 CommitHook = Callable[[str, int], None]  # (table name, rows committed)
@@ -97,6 +105,16 @@ def dumps(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="frames")
+    return _POOL
+
+
 class EpisodeWriter:
     """Appends validated episodes to a lake; rejects go to quarantine with a reason."""
 
@@ -105,12 +123,33 @@ class EpisodeWriter:
         self.lake = lake
         self.max_ui_tree_bytes = max_ui_tree_bytes
         self.on_commit = on_commit
+        # What the lake already holds, loaded once and kept current by this writer's own
+        # commits. A concurrent writer may commit the same id meanwhile: the views keep
+        # the first commit of an id, so a race costs space, never correctness.
         self._known_frames: set[str] | None = None
+        self._known_ids: set[str] | None = None
         self._checked_frames: dict[str, tuple[int, int]] = {}
 
     # -- validation -----------------------------------------------------------------
+    def prepare(self, episodes: list[Episode]) -> None:
+        """Hash and check a batch's new frames on a thread pool (hashlib and zlib release the GIL)."""
+        todo = {id(s.observation): s.observation for ep in episodes for s in ep.steps}
+        if len(todo) < 8:
+            return
+
+        def work(obs) -> None:
+            sha = obs.sha256
+            if sha not in self._checked_frames:
+                try:
+                    self._checked_frames[sha] = check_png(obs.screenshot)
+                except InvalidRecord:
+                    pass  # reported with its step number by check()
+
+        list(_pool().map(work, todo.values()))
+
     def check(self, ep: Episode) -> None:
         """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
+        self.prepare([ep])
         for i, step in enumerate(ep.steps):
             obs = step.observation
             sha = obs.sha256
@@ -150,9 +189,10 @@ class EpisodeWriter:
                 continue
             seen.add(ep.episode_id)
             good.append(ep)
-        existing = self.lake.existing_episode_ids([ep.episode_id for ep in good])
-        report.skipped = sum(ep.episode_id in existing for ep in good)
-        good = [ep for ep in good if ep.episode_id not in existing]
+        if self._known_ids is None:
+            self._known_ids = self.lake.column_values("episodes", "episode_id")
+        report.skipped = sum(ep.episode_id in self._known_ids for ep in good)
+        good = [ep for ep in good if ep.episode_id not in self._known_ids]
         if good:
             self._commit(good, report)
         if rejected:
@@ -173,6 +213,7 @@ class EpisodeWriter:
         self._append("episodes", self._episode_rows(episodes, batch_id, created), ROW_PROPS)
         if frames is not None:
             self._known_frames.update(frames.column("sha256").to_pylist())
+        self._known_ids.update(ep.episode_id for ep in episodes)
         report.written = len(episodes)
         report.steps = steps.num_rows
 
@@ -185,7 +226,7 @@ class EpisodeWriter:
 
     def _new_frames(self, episodes: list[Episode], created) -> pa.Table | None:
         if self._known_frames is None:
-            self._known_frames = self.lake.frame_shas()
+            self._known_frames = self.lake.column_values("frames", "sha256")
         batch: dict[str, bytes] = {}
         for ep in episodes:
             for step in ep.steps:
