@@ -7,7 +7,11 @@ are registered as Arrow datasets. No DuckDB extension is ever downloaded.
 Views:
 - ``episodes``: committed episodes, first commit wins if an id was written twice
 - ``steps``: steps whose (episode_id, batch_id) belongs to a visible episode, so a
-  writer that died between its steps and episodes commits leaves nothing visible
+  writer that died between its steps and episodes commits leaves nothing visible.
+  When every episode id is unique (the normal case) this is decided per file from
+  the Delta log's min/max of ``batch_id``: a file of one committed batch is read
+  whole, a file of an uncommitted batch is skipped, and only mixed files (after
+  compaction) are filtered row by row.
 - ``frames``, ``annotations``, ``datasets``, ``models``, ``quarantine``: as stored
 - ``steps_resolved``: steps with the latest accepted step annotation applied
 - ``<table>_raw``: the stored rows, for audits
@@ -63,17 +67,60 @@ def connect(tables: dict[str, DeltaTable | None]) -> duckdb.DuckDBPyConnection:
     for name, schema in S.TABLES.items():
         view = f"{name}_raw" if name in _RAW else name
         _register(con, view, tables.get(name), schema)
-    for name, body in RESOLVED_VIEWS.items():  # in order: each may use the previous ones
-        con.execute(f"CREATE VIEW {name} AS {body}")
+    unique = con.execute("SELECT count(*) = count(DISTINCT episode_id) FROM episodes_raw").fetchone()[0]
+    if unique:
+        con.execute("CREATE VIEW episodes AS SELECT * FROM episodes_raw")
+        con.execute(f"CREATE VIEW steps AS {_committed_steps(con, tables.get('steps'))}")
+    else:
+        for name in ("episodes", "steps"):
+            con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
+    con.execute(f"CREATE VIEW steps_resolved AS {RESOLVED_VIEWS['steps_resolved']}")
     return con
 
 
-def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, schema: pa.Schema) -> None:
+def _parquet(files: list[str]) -> str:
+    listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    return f"read_parquet([{listing}], union_by_name = true)"
+
+
+def _local_files(dt: DeltaTable | None) -> list[str] | None:
+    """The snapshot's files if they are all local paths (readable by read_parquet)."""
     files = dt.file_uris() if dt is not None else []
-    if files and all(f.startswith("/") for f in files):
-        listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-        con.execute(f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+    return files if files and all(f.startswith("/") for f in files) else None
+
+
+def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, schema: pa.Schema) -> None:
+    files = _local_files(dt)
+    if files:
+        con.execute(f"CREATE VIEW {view} AS SELECT * FROM {_parquet(files)}")
         return
-    source = dt.to_pyarrow_dataset() if dt is not None and files else schema.empty_table()
+    source = dt.to_pyarrow_dataset() if dt is not None and dt.file_uris() else schema.empty_table()
     con.register(f"__{view}_arrow", source)
     con.execute(f"CREATE VIEW {view} AS SELECT * FROM __{view}_arrow")
+
+
+def _committed_steps(con: duckdb.DuckDBPyConnection, dt: DeltaTable | None) -> str:
+    """SQL for the steps of committed batches, pruned per file where the log's stats allow."""
+    row_filter = "SELECT * FROM steps_raw WHERE batch_id IN (SELECT batch_id FROM episodes_raw)"
+    files = _local_files(dt)
+    if not files:
+        return row_filter
+    committed = {row[0] for row in con.execute("SELECT DISTINCT batch_id FROM episodes_raw").fetchall()}
+    stats = pa.table(dt.get_add_actions(flatten=True))
+    names = stats.column_names
+    if "min.batch_id" not in names or "max.batch_id" not in names:
+        return row_filter
+    root = dt.table_uri.removeprefix("file://").rstrip("/")
+    whole, mixed = [], []
+    for path, lo, hi in zip(stats["path"].to_pylist(), stats["min.batch_id"].to_pylist(),
+                            stats["max.batch_id"].to_pylist()):
+        full = path if path.startswith("/") else f"{root}/{path}"
+        if lo is not None and lo == hi and len(lo) == 32:  # one batch, stats not truncated
+            if lo in committed:
+                whole.append(full)
+        else:
+            mixed.append(full)
+    parts = [f"SELECT * FROM {_parquet(whole)}"] if whole else []
+    if mixed:
+        parts.append(f"SELECT * FROM {_parquet(mixed)} WHERE batch_id IN (SELECT batch_id FROM episodes_raw)")
+    return " UNION ALL BY NAME ".join(parts) if parts else "SELECT * FROM steps_raw WHERE false"

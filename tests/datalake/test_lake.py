@@ -188,3 +188,28 @@ def test_png_bytes_are_stored_unchanged(lake):
     for step in ep.steps:
         assert lake.frame(step.observation.sha256) == step.observation.screenshot
     assert png(500) == ep.steps[0].observation.screenshot
+
+
+def test_orphan_steps_stay_invisible_after_compaction_mixes_batches(lake):
+    from deltalake import write_deltalake
+
+    lake.write_episodes([episode(1)])
+    orphan = lake.writer()._step_rows([episode(2)], batch_id="f" * 32)
+    write_deltalake(lake.table_uri("steps"), orphan, mode="append")
+    lake.write_episodes([episode(3)])
+    lake.compact()
+    assert len(lake.tables["steps"].file_uris()) == 1  # one file now holds three batches
+    assert count(lake, "steps_raw") == 9
+    assert count(lake, "steps") == 6
+    assert lake.sql("SELECT count(*) FROM steps WHERE batch_id = ?", ["f" * 32]).column(0)[0].as_py() == 0
+
+
+def test_duplicate_episode_ids_from_racing_writers_show_once(lake):
+    ep = episode(1)
+    lake.write_episodes([ep])
+    w = Lake.open(lake.uri).writer()
+    w._known_ids = set()  # as if it had loaded the ids before the other writer's commit
+    w.write([ep])
+    fresh = Lake.open(lake.uri)
+    assert count(fresh, "episodes_raw") == 2
+    assert count(fresh, "episodes") == 1 and count(fresh, "steps") == 3
