@@ -22,7 +22,7 @@ from deltalake import ColumnProperties, WriterProperties, write_deltalake
 from datalake import schema as S
 from datalake.errors import InvalidRecord
 from datalake.png import check_png
-from datalake.types import ACTION_VERSION, Episode
+from datalake.types import ACTION_VERSION, Episode, Observation
 from datalake.uitree import parse_ui_tree
 
 DEFAULT_MAX_UI_TREE_BYTES = 2 * 1024 * 1024
@@ -138,26 +138,29 @@ class EpisodeWriter:
             return
 
         def work(obs) -> None:
-            sha = obs.sha256
-            if sha not in self._checked_frames:
-                try:
-                    self._checked_frames[sha] = check_png(obs.screenshot)
-                except InvalidRecord:
-                    pass  # reported with its step number by check()
+            try:
+                self._frame_size(obs)
+            except InvalidRecord:
+                pass  # reported with its step number by check()
 
         list(_pool().map(work, todo.values()))
+
+    def _frame_size(self, obs) -> tuple[int, int]:
+        """(width, height) of a structurally sound screenshot; checked once per sha."""
+        size = self._checked_frames.get(obs.sha256)
+        if size is None:
+            size = self._checked_frames[obs.sha256] = check_png(obs.screenshot)
+        return size
 
     def check(self, ep: Episode) -> None:
         """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
         self.prepare([ep])
         for i, step in enumerate(ep.steps):
             obs = step.observation
-            sha = obs.sha256
-            if sha not in self._checked_frames:
-                try:
-                    self._checked_frames[sha] = check_png(obs.screenshot)
-                except InvalidRecord as exc:
-                    raise InvalidRecord(f"step {i}: {exc}") from None
+            try:
+                self._frame_size(obs)
+            except InvalidRecord as exc:
+                raise InvalidRecord(f"step {i}: {exc}") from None
             if obs.ui_tree is not None:
                 size = len(obs.ui_tree.encode("utf-8"))
                 if size > self.max_ui_tree_bytes:
@@ -195,6 +198,7 @@ class EpisodeWriter:
         good = [ep for ep in good if ep.episode_id not in self._known_ids]
         if good:
             self._commit(good, report)
+        self._checked_frames.clear()  # only needed within a batch; keeps a long-lived writer small
         if rejected:
             self.quarantine(rejected)
             report.quarantined = len(rejected)
@@ -227,22 +231,22 @@ class EpisodeWriter:
     def _new_frames(self, episodes: list[Episode], created) -> pa.Table | None:
         if self._known_frames is None:
             self._known_frames = self.lake.column_values("frames", "sha256")
-        batch: dict[str, bytes] = {}
+        batch: dict[str, Observation] = {}
         for ep in episodes:
             for step in ep.steps:
                 sha = step.observation.sha256
                 if sha not in self._known_frames and sha not in batch:
-                    batch[sha] = step.observation.screenshot
+                    batch[sha] = step.observation
         if not batch:
             return None
         shas = sorted(batch)  # sorted shas give selective row-group statistics
-        sizes = [self._checked_frames.get(sha) or check_png(batch[sha]) for sha in shas]
+        sizes = [self._frame_size(batch[sha]) for sha in shas]
         return pa.table({
             "sha256": shas,
-            "png": pa.array([bytes(batch[sha]) for sha in shas], pa.binary()),
+            "png": pa.array([batch[sha].screenshot for sha in shas], pa.binary()),
             "width": pa.array([w for w, _ in sizes], pa.int32()),
             "height": pa.array([h for _, h in sizes], pa.int32()),
-            "nbytes": pa.array([len(batch[sha]) for sha in shas], pa.int64()),
+            "nbytes": pa.array([len(batch[sha].screenshot) for sha in shas], pa.int64()),
             "created_at": pa.array([created] * len(shas), S.FRAMES.field("created_at").type),
         }, schema=S.FRAMES)
 
