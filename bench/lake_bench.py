@@ -91,10 +91,12 @@ def bench_ingest(root: Path, bases: list[bytes], n_steps: int) -> Lake:
     eps = make_episodes(n_eps, steps_per_ep, 0, bases)
     total_bytes = sum(len(s.observation.screenshot) for ep in eps for s in ep.steps)
     pngs = [s.observation.screenshot for ep in eps for s in ep.steps]
-    # Disk throughput drifts while the page cache fills: run the two writers in ABBA
-    # order (each twice, on its own copy of the data) and keep each one's best time.
+    # Disk throughput drifts while the page cache fills: flush dirty pages before each
+    # run, alternate the two writers (each three times, on its own copy of the data)
+    # and compare medians.
     lake_times, base_times = [], []
-    for turn, who in enumerate("ABBA"):
+    for turn, who in enumerate("ABBAAB"):
+        os.sync()
         if who == "A":
             eps = make_episodes(n_eps, steps_per_ep, 0, bases)  # fresh objects: no cached hashes
             lake = Lake.init(root / f"lake{turn}")
@@ -110,7 +112,7 @@ def bench_ingest(root: Path, bases: list[bytes], n_steps: int) -> Lake:
                                   "png": pa.array(chunk, pa.binary())})
                 pq.write_table(table, root / f"baseline{turn}-{i}.parquet", compression="none", row_group_size=64)
             base_times.append(time.perf_counter() - t0)
-    lake_s, base_s = min(lake_times), min(base_times)
+    lake_s, base_s = statistics.median(lake_times), statistics.median(base_times)
     mb = total_bytes / 1e6
     print(f"ingest: {n_steps} steps, {mb:.0f} MB ({total_bytes / n_steps / 1024:.0f} KiB/frame)")
     print(f"  lake.write_episodes   {n_steps / lake_s:8.0f} steps/s  {mb / lake_s:7.1f} MB/s")

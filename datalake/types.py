@@ -19,7 +19,6 @@ import math
 import struct
 import uuid
 from dataclasses import dataclass, field, fields
-from functools import cached_property
 from typing import Any
 
 from datalake.errors import InvalidAction, InvalidRecord
@@ -245,6 +244,25 @@ class Action:
     @classmethod
     def from_json(cls, text: str) -> Action:
         return cls.from_dict(json.loads(text))
+
+
+class cached_property:  # noqa: N801 - a drop-in for functools.cached_property
+    """Computed once per instance, then read from the instance dict.
+
+    functools.cached_property holds a class-wide lock on Python 3.11, which serialises
+    frame hashing across threads; this one lets idempotent computations race freely.
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 def png_size(data: bytes) -> tuple[int, int]:

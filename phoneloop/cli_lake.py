@@ -207,7 +207,7 @@ def compact(
 
 
 SAMPLE_QUERY = """
-SELECT e.source, coalesce(e.app, '-') AS app, count(*) AS episodes, sum(s.n) AS steps,
+SELECT e.source, coalesce(e.app, '-') AS app, count(*) AS episodes, sum(s.n)::BIGINT AS steps,
        round(avg(CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END), 3)::DOUBLE AS success_rate
 FROM episodes e JOIN (SELECT episode_id, count(*) AS n FROM steps GROUP BY episode_id) s USING (episode_id)
 GROUP BY ALL ORDER BY source, app
