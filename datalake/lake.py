@@ -119,6 +119,10 @@ class Lake:
             self._con = query.connect(self.tables)
         return self._con
 
+    def readonly_connection(self) -> duckdb.DuckDBPyConnection:
+        """A new DuckDB connection with the same views that cannot touch files (for user SQL)."""
+        return query.connect(self.tables, read_only=True)
+
     def sql(self, q: str, params: list | None = None) -> pa.Table:
         """Run DuckDB SQL over the lake's views and return an Arrow table."""
         rel = self.con.sql(q, params=params) if params else self.con.sql(q)

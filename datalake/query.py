@@ -34,6 +34,7 @@ RESOLVED_VIEWS = {
         SELECT s.* FROM steps_raw s
         SEMI JOIN episodes e ON s.episode_id = e.episode_id AND s.batch_id = e.batch_id
     """,
+    "steps_by_batch": "SELECT * FROM steps_raw WHERE batch_id IN (SELECT batch_id FROM episodes_raw)",
     "steps_resolved": """
         WITH latest AS (
             SELECT * FROM annotations
@@ -60,21 +61,31 @@ RESOLVED_VIEWS = {
 _RAW = ("episodes", "steps")
 
 
-def connect(tables: dict[str, DeltaTable | None]) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the lake's views over the given snapshots."""
+def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the lake's views over the given snapshots.
+
+    ``read_only=True`` is for SQL from users (the HTTP API): every table is registered
+    as an Arrow dataset, then file system access is switched off and the configuration
+    locked, so ``COPY``, ``ATTACH``, ``INSTALL``/``LOAD`` and ``read_csv('/etc/passwd')``
+    fail while the views still answer. Parsing "one SELECT statement" is the caller's job.
+    """
     con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     con.execute("SET parquet_metadata_cache = true")
     for name, schema in S.TABLES.items():
         view = f"{name}_raw" if name in _RAW else name
-        _register(con, view, tables.get(name), schema)
+        _register(con, view, tables.get(name), schema, arrow_only=read_only)
     unique = con.execute("SELECT count(*) = count(DISTINCT episode_id) FROM episodes_raw").fetchone()[0]
     if unique:
+        steps = RESOLVED_VIEWS["steps_by_batch"] if read_only else _committed_steps(con, tables.get("steps"))
         con.execute("CREATE VIEW episodes AS SELECT * FROM episodes_raw")
-        con.execute(f"CREATE VIEW steps AS {_committed_steps(con, tables.get('steps'))}")
+        con.execute(f"CREATE VIEW steps AS {steps}")
     else:
         for name in ("episodes", "steps"):
             con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
     con.execute(f"CREATE VIEW steps_resolved AS {RESOLVED_VIEWS['steps_resolved']}")
+    if read_only:
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
     return con
 
 
@@ -89,8 +100,9 @@ def _local_files(dt: DeltaTable | None) -> list[str] | None:
     return files if files and all(f.startswith("/") for f in files) else None
 
 
-def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, schema: pa.Schema) -> None:
-    files = _local_files(dt)
+def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, schema: pa.Schema,
+              arrow_only: bool = False) -> None:
+    files = None if arrow_only else _local_files(dt)
     if files:
         con.execute(f"CREATE VIEW {view} AS SELECT * FROM {_parquet(files)}")
         return
@@ -101,7 +113,7 @@ def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, 
 
 def _committed_steps(con: duckdb.DuckDBPyConnection, dt: DeltaTable | None) -> str:
     """SQL for the steps of committed batches, pruned per file where the log's stats allow."""
-    row_filter = "SELECT * FROM steps_raw WHERE batch_id IN (SELECT batch_id FROM episodes_raw)"
+    row_filter = RESOLVED_VIEWS["steps_by_batch"]
     files = _local_files(dt)
     if not files:
         return row_filter

@@ -213,3 +213,20 @@ def test_duplicate_episode_ids_from_racing_writers_show_once(lake):
     fresh = Lake.open(lake.uri)
     assert count(fresh, "episodes_raw") == 2
     assert count(fresh, "episodes") == 1 and count(fresh, "steps") == 3
+
+
+@pytest.mark.parametrize("statement", [
+    "COPY episodes TO '/tmp/phoneloop-leak.csv'",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "ATTACH '/tmp/phoneloop-other.db'",
+    "INSTALL httpfs",
+    "SET enable_external_access = true",
+])
+def test_readonly_connection_cannot_touch_files(lake, statement):
+    import duckdb
+
+    lake.write_episodes([episode(1)])
+    con = lake.readonly_connection()
+    assert con.execute("SELECT count(*) FROM steps").fetchone()[0] == 3
+    with pytest.raises(duckdb.Error):
+        con.execute(statement)
