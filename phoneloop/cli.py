@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from phoneloop import __version__
+from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
 from phoneloop.cli_lake import run_demo
 
@@ -14,6 +15,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(lake_app, name="lake")
+app.command()(curate)
+app.add_typer(datasets_app, name="datasets")
 
 
 @app.command()

@@ -1,0 +1,83 @@
+"""Coordinate conventions for models: adapters between device pixels and what a model sees.
+
+Stored actions are always in device pixels of their screenshot (``abs``). Models use:
+
+- ``abs``: device pixels, unchanged;
+- ``resized``: pixels of the image after the model's own resize (Qwen2.5-VL style:
+  both sides a multiple of ``factor`` = 28, total pixels within [min_pixels, max_pixels]);
+- ``rel1000``: 0-1000 across each side (Qwen3-VL, UI-TARS, OS-Atlas);
+- ``rel1``: 0-1 across each side.
+
+``to_model`` and ``from_model`` are exact inverses on floats. Text formats round what
+the model sees (``round_for``): integers for abs/resized/rel1000 and 4 decimals for
+rel1, so a round trip through text is within half a model unit (up to 1.56 px on a
+3120 px side in rel1000 with integer units; within 1 px for abs, resized and rel1).
+"""
+
+from __future__ import annotations
+
+import math
+
+CONVENTIONS = ("abs", "resized", "rel1000", "rel1")
+QWEN_FACTOR = 28
+QWEN_MIN_PIXELS = 56 * 56
+QWEN_MAX_PIXELS = 12_845_056  # 14 * 14 * 4 * 16384, Qwen2.5-VL's default
+
+
+def check_convention(convention: str) -> str:
+    if convention not in CONVENTIONS:
+        raise ValueError(f"unknown coordinate convention {convention!r} (known: {', '.join(CONVENTIONS)})")
+    return convention
+
+
+def smart_resize(width: int, height: int, factor: int = QWEN_FACTOR, min_pixels: int = QWEN_MIN_PIXELS,
+                 max_pixels: int = QWEN_MAX_PIXELS) -> tuple[int, int]:
+    """The (width, height) a Qwen2.5-VL-style processor resizes an image to."""
+    h = max(factor, round(height / factor) * factor)
+    w = max(factor, round(width / factor) * factor)
+    if h * w > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h = max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
+    elif h * w < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h = math.ceil(height * beta / factor) * factor
+        w = math.ceil(width * beta / factor) * factor
+    return w, h
+
+
+def _scale(convention: str, size: tuple[int, int]) -> tuple[float, float]:
+    """Model units per device pixel along x and y."""
+    width, height = size
+    if convention == "abs":
+        return 1.0, 1.0
+    if convention == "resized":
+        rw, rh = smart_resize(width, height)
+        return rw / width, rh / height
+    if convention == "rel1000":
+        return 1000 / width, 1000 / height
+    if convention == "rel1":
+        return 1 / width, 1 / height
+    check_convention(convention)
+    raise AssertionError("unreachable")
+
+
+def to_model(x: float, y: float, convention: str, size: tuple[int, int]) -> tuple[float, float]:
+    sx, sy = _scale(convention, size)
+    return x * sx, y * sy
+
+
+def from_model(mx: float, my: float, convention: str, size: tuple[int, int]) -> tuple[float, float]:
+    sx, sy = _scale(convention, size)
+    return mx / sx, my / sy
+
+
+def round_for(value: float, convention: str) -> int | float:
+    """What a model sees: integers, except 4 decimals for rel1."""
+    return round(value, 4) if convention == "rel1" else int(round(value))
+
+
+def box_to_model(box: tuple[int, int, int, int], convention: str, size: tuple[int, int]) -> list:
+    x1, y1 = to_model(box[0], box[1], convention, size)
+    x2, y2 = to_model(box[2], box[3], convention, size)
+    return [round_for(v, convention) for v in (x1, y1, x2, y2)]

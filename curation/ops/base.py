@@ -1,0 +1,55 @@
+"""What every op gets: the pinned lake, frame and hash caches, and a place to report."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass
+class Context:
+    lake: Any  # a pinned datalake.lake.Lake snapshot
+    progress: Callable[[str, int, int], None] | None = None  # (what, done, total)
+    details: dict[str, Any] = field(default_factory=dict)  # per-op extras for the report
+    _frames: dict[str, bytes] = field(default_factory=dict)
+    _hashes: dict[str, int] = field(default_factory=dict)
+
+    def frame(self, sha: str) -> bytes:
+        png = self._frames.get(sha)
+        if png is None:
+            png = self._frames[sha] = self.lake.frame(sha)
+        return png
+
+    def phashes(self, shas: list[str]) -> dict[str, int]:
+        """Perceptual hashes of frames, computed once per sha for the whole run."""
+        from curation.phash import phash_many
+
+        todo = sorted({s for s in shas if s not in self._hashes})
+        if todo:
+            done = 0
+
+            def tick(n: int) -> None:
+                nonlocal done
+                done += n
+                if self.progress:
+                    self.progress("hashing frames", done, len(todo))
+
+            values = phash_many([self.frame(s) for s in todo], progress=tick)
+            self._hashes.update(zip(todo, (int(v) for v in values)))
+        return {s: self._hashes[s] for s in shas}
+
+
+def seeded_order(keys: list[str], seed: int) -> list[int]:
+    """A permutation of range(len(keys)) that depends only on the keys and the seed."""
+    return sorted(range(len(keys)), key=lambda i: hashlib.sha256(f"{seed}:{keys[i]}".encode()).digest())
+
+
+def group_key(episode, by: str) -> str:
+    if by == "app":
+        return episode.app or "-"
+    if by == "task":
+        return episode.task or episode.instruction.strip().lower()
+    if by == "episode":
+        return episode.episode_id
+    raise ValueError(f"unknown grouping {by!r} (use app, task or episode)")

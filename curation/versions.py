@@ -1,0 +1,111 @@
+"""Dataset versions: immutable ``name@vN`` rows in the lake's ``datasets`` table, with
+the recipe, parents, the Delta versions of the tables they read, a fingerprint,
+counts and the paths of their export files (under ``<lake>/datasets/<name>/v<N>``)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from curation.errors import CurationError, DatasetNotFound
+
+_REF = re.compile(r"^(?P<name>[a-z0-9][a-z0-9_.-]{0,63})(?:@v(?P<version>\d+))?$")
+
+
+@dataclass(frozen=True)
+class DatasetVersion:
+    name: str
+    version: int
+    fingerprint: str
+    recipe: str
+    parents: list[str]
+    table_versions: dict[str, int]
+    counts: dict[str, Any]
+    exports: dict[str, Any]
+    created_at: datetime | None = None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@v{self.version}"
+
+    @property
+    def path(self) -> str:
+        return self.exports.get("path", "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "name": self.name, "version": self.version, "fingerprint": self.fingerprint,
+                "parents": self.parents, "table_versions": self.table_versions, "counts": self.counts,
+                "exports": self.exports, "recipe": self.recipe,
+                "created_at": self.created_at.isoformat() if self.created_at else None}
+
+    def row(self, created_at: datetime) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "fingerprint": self.fingerprint, "recipe": self.recipe,
+                "parents_json": json.dumps(self.parents), "table_versions_json": json.dumps(self.table_versions,
+                                                                                            sort_keys=True),
+                "counts_json": json.dumps(self.counts, sort_keys=True),
+                "exports_json": json.dumps(self.exports, sort_keys=True), "created_at": created_at}
+
+
+def parse_ref(ref: str) -> tuple[str, int | None]:
+    match = _REF.match(ref or "")
+    if not match:
+        raise CurationError(f"bad dataset reference {ref!r}: expected NAME or NAME@vN")
+    version = match.group("version")
+    return match.group("name"), int(version) if version else None
+
+
+def _from_row(row: dict) -> DatasetVersion:
+    return DatasetVersion(
+        name=row["name"], version=row["version"], fingerprint=row["fingerprint"], recipe=row["recipe"],
+        parents=json.loads(row["parents_json"] or "[]"), table_versions=json.loads(row["table_versions_json"]),
+        counts=json.loads(row["counts_json"] or "{}"), exports=json.loads(row["exports_json"] or "{}"),
+        created_at=row["created_at"])
+
+
+def list_versions(lake, name: str | None = None) -> list[DatasetVersion]:
+    q = "SELECT * FROM datasets" + (" WHERE name = ?" if name else "") + " ORDER BY name, version"
+    return [_from_row(r) for r in lake.sql(q, [name] if name else None).to_pylist()]
+
+
+def get_version(lake, ref: str) -> DatasetVersion:
+    name, version = parse_ref(ref)
+    versions = list_versions(lake, name)
+    if version is not None:
+        versions = [v for v in versions if v.version == version]
+    if not versions:
+        raise DatasetNotFound(f"no dataset {ref!r} in the lake (see `phoneloop datasets list`)")
+    return versions[-1]
+
+
+def next_version(lake, name: str) -> int:
+    versions = list_versions(lake, name)
+    return versions[-1].version + 1 if versions else 1
+
+
+def dataset_dir(lake, name: str, version: int) -> Path:
+    if "://" in lake.uri:
+        raise CurationError("dataset exports need a local lake for now; set --lake to a local folder")
+    return Path(lake.uri) / "datasets" / name / f"v{version}"
+
+
+def register(lake, dv: DatasetVersion, created_at: datetime) -> None:
+    lake.append("datasets", [dv.row(created_at)])
+
+
+def diff(a: DatasetVersion, b: DatasetVersion) -> dict[str, Any]:
+    """What differs between two versions: fingerprint, tables read, counts, recipe text."""
+    counts = {}
+    for key in sorted(set(a.counts) | set(b.counts)):
+        if a.counts.get(key) != b.counts.get(key):
+            counts[key] = {"a": a.counts.get(key), "b": b.counts.get(key)}
+    tables = {t: {"a": a.table_versions.get(t), "b": b.table_versions.get(t)}
+              for t in sorted(set(a.table_versions) | set(b.table_versions))
+              if a.table_versions.get(t) != b.table_versions.get(t)}
+    recipe = list(difflib.unified_diff(a.recipe.splitlines(), b.recipe.splitlines(), a.ref, b.ref, lineterm=""))
+    return {"a": a.ref, "b": b.ref, "same_fingerprint": a.fingerprint == b.fingerprint, "counts": counts,
+            "table_versions": tables, "recipe_diff": recipe}

@@ -1,0 +1,111 @@
+"""The working set a recipe transforms: episodes with their (resolved) steps, in memory.
+
+Loaded from a pinned lake snapshot (``Lake.as_of``), so a rebuild against the same
+table versions sees the same rows. Ops return new lists; they never write the lake.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from datalake.errors import InvalidRecord
+from datalake.types import Action
+
+
+@dataclass
+class StepRow:
+    index: int  # step_index in the lake
+    frame_sha: str
+    width: int
+    height: int
+    action_json: str
+    action: Action | None  # None when the (corrected) action does not validate
+    ui_tree: str | None = None
+    package: str | None = None
+    thought: str | None = None
+    raw_output: str | None = None
+    corrected: bool = False
+    image: bytes | None = None  # replacement PNG (e.g. after redaction); None = the lake frame
+
+
+@dataclass
+class EpisodeRow:
+    episode_id: str
+    instruction: str
+    source: str
+    phone: str
+    app: str | None
+    category: str | None
+    task: str | None
+    outcome: str
+    verified_by: str
+    policy: str | None
+    round: int | None
+    width: int
+    height: int
+    steps: list[StepRow]
+    tags: list[str] = field(default_factory=list)
+    split: str | None = None
+
+    def with_steps(self, steps: list[StepRow]) -> EpisodeRow:
+        return replace(self, steps=steps)
+
+
+def parse_action(action_json: str) -> Action | None:
+    try:
+        return Action.from_json(action_json)
+    except (InvalidRecord, ValueError, TypeError):
+        return None
+
+
+def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
+    """Episodes (in the given order) with steps from ``steps_resolved``."""
+    if not episode_ids:
+        return []
+    lake.con.execute("CREATE OR REPLACE TEMP TABLE _selection AS SELECT unnest(?::VARCHAR[]) AS episode_id",
+                     [episode_ids])
+    eps = lake.sql("SELECT e.* FROM episodes e JOIN _selection USING (episode_id)").to_pylist()
+    steps = lake.sql(
+        "SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json, "
+        "s.ui_tree, s.package, s.thought, s.raw_output, s.corrected "
+        "FROM steps_resolved s JOIN _selection USING (episode_id) ORDER BY s.episode_id, s.step_index").to_pylist()
+    by_episode: dict[str, list[StepRow]] = {}
+    for s in steps:
+        by_episode.setdefault(s["episode_id"], []).append(StepRow(
+            index=s["step_index"], frame_sha=s["frame_sha"], width=s["frame_width"], height=s["frame_height"],
+            action_json=s["action_json"], action=parse_action(s["action_json"]), ui_tree=s["ui_tree"],
+            package=s["package"], thought=s["thought"], raw_output=s["raw_output"], corrected=bool(s["corrected"])))
+    rows = {e["episode_id"]: e for e in eps}
+    out = []
+    for episode_id in episode_ids:
+        e = rows.get(episode_id)
+        if e is None:
+            continue
+        out.append(EpisodeRow(
+            episode_id=episode_id, instruction=e["instruction"], source=e["source"], phone=e["phone"],
+            app=e["app"], category=e["category"], task=e["task"], outcome=e["outcome"],
+            verified_by=e["verified_by"], policy=e["policy"], round=e["round"], width=e["device_width"],
+            height=e["device_height"], steps=by_episode.get(episode_id, [])))
+    return out
+
+
+def counts(episodes: list[EpisodeRow]) -> dict:
+    """Summary numbers for reports: episodes, steps, and per app / source / phone."""
+    return {
+        "episodes": len(episodes),
+        "steps": sum(len(e.steps) for e in episodes),
+        "by_app": dict(sorted(Counter(e.app or "-" for e in episodes).items())),
+        "by_source": dict(sorted(Counter(e.source for e in episodes).items())),
+        "by_phone": dict(sorted(Counter(e.phone for e in episodes).items())),
+    }
+
+
+def action_key(step: StepRow) -> str:
+    """The action without its target bookkeeping, for comparing what was done."""
+    if step.action is None:
+        return step.action_json
+    data = step.action.to_dict()
+    data.pop("element", None)
+    return json.dumps(data, sort_keys=True)

@@ -1,0 +1,133 @@
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from datasets import load_dataset
+
+from curation.build import curate, rebuild
+from curation.errors import EmptySelection, RecipeError
+from curation.recipe import load_recipe, parse_recipe
+from curation.versions import get_version, list_versions
+from datalake.lake import Lake
+from tests.curation.data import corpus, episode
+
+DEFAULT = Path(__file__).resolve().parents[2] / "examples" / "recipes" / "default.yaml"
+
+
+@pytest.fixture
+def lake(tmp_path):
+    lake = Lake.init(tmp_path / "lake")
+    lake.write_episodes(list(corpus().values()))
+    return lake
+
+
+def data_files(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.glob("*/*.parquet"))}
+
+
+def test_default_recipe_builds_a_loadable_version(lake):
+    dv = curate(lake, load_recipe(DEFAULT))
+    assert dv.ref == "default@v1" and len(dv.fingerprint) == 64
+    root = Path(dv.path)
+    for name in ("README.md", "report.html", "manifest.json", "recipe.yaml", "redactions.jsonl"):
+        assert (root / name).is_file(), name
+    sft = load_dataset(str(root), "sft", split="train")
+    assert sft.num_rows == dv.exports["formats"]["sft"]["train"]["rows"] > 0
+    assert sft[0]["messages"][-1]["role"] == "assistant" and "<tool_call>" in sft[0]["messages"][-1]["content"][0]["text"]
+    assert sft[0]["images"][0].size == (270, 600)
+    grpo = load_dataset(str(root), "grpo", split="train")
+    assert json.loads(grpo[0]["target_action"])["type"]
+    eps = load_dataset(str(root), "episodes", split="train")
+    assert all(row["outcome"] == "success" for row in eps)
+    total_steps = sum(s["steps"] for s in dv.counts["splits"].values())
+    assert sum(i["rows"] for i in dv.exports["formats"]["sft"].values()) == total_steps == dv.counts["steps"]
+
+
+def test_default_recipe_removes_what_it_should(lake):
+    dv = curate(lake, load_recipe(DEFAULT))
+    ops = {o["op"]: o for o in dv.counts["ops"]}
+    assert ops["select"]["episodes_out"] == len(corpus()) - 2  # all but the failed and the unverified one
+    ids = set(load_dataset(dv.path, "episodes", split="train")["episode_id"])
+    ids |= {r["episode_id"] for split in ("val", "test") if split in dv.exports["formats"]["episodes"]
+            for r in load_dataset(dv.path, "episodes", split=split)}
+    named = {k: v.episode_id for k, v in corpus().items()}
+    for gone in ("failed", "unverified", "exact_dup", "near_dup", "loop"):
+        assert named[gone] not in ids, gone
+    records = [json.loads(line) for line in open(Path(dv.path) / "redactions.jsonl")]
+    assert {r["episode_id"] for r in records} <= {named["pii"]}
+
+
+def test_card_declares_configs_and_lineage(lake):
+    dv = curate(lake, load_recipe(DEFAULT))
+    text = (Path(dv.path) / "README.md").read_text()
+    meta = yaml.safe_load(text.split("---")[1])
+    assert {c["config_name"] for c in meta["configs"]} == {"sft", "grpo", "episodes"}
+    assert dv.fingerprint in text and "select:" in text
+
+
+def test_rebuild_gives_the_same_fingerprint_and_identical_files(lake):
+    first = curate(lake, load_recipe(DEFAULT))
+    lake.write_episodes([episode(99, task="new.task")])  # the lake moves on
+    second = rebuild(lake, first.ref)
+    assert second.ref == "default@v2" and second.fingerprint == first.fingerprint
+    assert data_files(Path(second.path)) == data_files(Path(first.path))
+    third = curate(lake, load_recipe(DEFAULT))
+    assert third.fingerprint != first.fingerprint and third.table_versions != first.table_versions
+    assert [v.ref for v in list_versions(lake)] == ["default@v1", "default@v2", "default@v3"]
+    assert get_version(lake, "default").ref == "default@v3"
+
+
+def test_shards_respect_the_size_cap(lake):
+    dv = curate(lake, load_recipe(DEFAULT), max_shard_bytes=20_000)
+    files = dv.exports["formats"]["sft"]["train"]["files"]
+    assert len(files) > 1 and all("-of-" in f for f in files)
+    assert load_dataset(dv.path, "sft", split="train").num_rows == dv.exports["formats"]["sft"]["train"]["rows"]
+
+
+RECIPE = """name: t
+select: SELECT episode_id FROM episodes
+ops:
+  - op: filter
+    min_steps: 1
+exports:
+  - format: sft
+"""
+
+
+@pytest.mark.parametrize("text, message, line", [
+    (RECIPE.replace("op: filter", "op: sparkle"), "unknown op 'sparkle'", 4),
+    (RECIPE.replace("min_steps: 1", "min_stepz: 1"), "has no parameter 'min_stepz'", 5),
+    (RECIPE.replace("min_steps: 1", "min_steps: lots"), "min_steps = 'lots' is not a", 5),
+    (RECIPE.replace("format: sft", "format: csv"), "needs format", 7),
+    (RECIPE + "    coords: furlongs\n", "coords must be one of", 8),
+    (RECIPE + "colour: blue\n", "unknown field 'colour'", 8),
+    (RECIPE.replace("name: t", "name: Bad Name!"), "name must be", 1),
+    ("name: t\nselect: [\n", "not valid YAML", None),
+])
+def test_bad_recipes_name_the_line(text, message, line):
+    with pytest.raises(RecipeError) as err:
+        parse_recipe(text, source="r.yaml")
+    assert message in str(err.value)
+    if line:
+        assert f"line {line}" in str(err.value)
+
+
+@pytest.mark.parametrize("select, error, message", [
+    ("SELEC episode_id FROM episodes", RecipeError, "select"),
+    ("SELECT app FROM episodes", RecipeError, "must return an episode_id column"),
+    ("SELECT episode_id FROM episodes WHERE app = 'nope'", EmptySelection, "matched no episodes"),
+])
+def test_bad_selections_register_nothing(lake, select, error, message):
+    recipe = parse_recipe(RECIPE.replace("SELECT episode_id FROM episodes", select))
+    with pytest.raises(error, match=message):
+        curate(lake, recipe)
+    assert list_versions(lake) == []
+    assert not list((Path(lake.uri) / "datasets").glob("*/*")) if (Path(lake.uri) / "datasets").exists() else True
+
+
+def test_an_op_that_empties_the_set_registers_nothing(lake):
+    recipe = parse_recipe(RECIPE.replace("min_steps: 1", "min_steps: 1000"))
+    with pytest.raises(EmptySelection, match="line 4: op 'filter' left no episodes"):
+        curate(lake, recipe)
+    assert list_versions(lake) == []

@@ -1,0 +1,61 @@
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from phoneloop.cli import app
+
+runner = CliRunner()
+DEFAULT = Path(__file__).resolve().parents[2] / "examples" / "recipes" / "default.yaml"
+SAMPLE = Path(str(resources.files("phoneloop") / "sample" / "episodes.jsonl"))
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def lake_dir(tmp_path):
+    path = tmp_path / "lake"
+    invoke("lake", "init", "--lake", path)
+    invoke("lake", "import", SAMPLE, "--lake", path)
+    return path
+
+
+def test_curate_then_list_show_diff_rebuild(lake_dir):
+    built = invoke("curate", DEFAULT, "--lake", lake_dir, "--json")
+    assert built.exit_code == 0, built.output
+    dv = json.loads(built.output)
+    assert dv["ref"] == "default@v1" and dv["counts"]["episodes"] > 0
+    listed = json.loads(invoke("datasets", "list", "--lake", lake_dir, "--json").output)
+    assert [v["ref"] for v in listed] == ["default@v1"]
+    shown = json.loads(invoke("datasets", "show", "default@v1", "--lake", lake_dir, "--json").output)
+    assert shown["fingerprint"] == dv["fingerprint"] and Path(shown["exports"]["path"]).is_dir()
+    assert shown["exports"]["formats"]["sft"]
+    rebuilt = invoke("datasets", "rebuild", "default@v1", "--lake", lake_dir, "--json")
+    assert rebuilt.exit_code == 0 and json.loads(rebuilt.output)["same_fingerprint"] is True
+    diff = json.loads(invoke("datasets", "diff", "default@v1", "default@v2", "--lake", lake_dir, "--json").output)
+    assert diff["same_fingerprint"] is True and diff["recipe_diff"] == []
+
+
+def test_curate_reports_recipe_errors_with_the_line(lake_dir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(DEFAULT.read_text().replace("op: drop_loops", "op: drop_loopz"))
+    result = invoke("curate", bad, "--lake", lake_dir)
+    assert result.exit_code == 2
+    assert "unknown op 'drop_loopz'" in result.output and "line" in result.output
+    assert json.loads(invoke("datasets", "list", "--lake", lake_dir, "--json").output) == []
+
+
+def test_unknown_dataset_is_a_clear_error(lake_dir):
+    result = invoke("datasets", "show", "nope@v3", "--lake", lake_dir)
+    assert result.exit_code == 2 and "no dataset 'nope@v3'" in result.output
+
+
+def test_list_ops_names_every_op():
+    result = invoke("curate", "--list-ops", "--json")
+    ops = json.loads(result.output)
+    assert {"filter", "dedup_near", "redact", "mix", "balance"} <= set(ops)
+    assert all(info["doc"] for info in ops.values())

@@ -1,0 +1,161 @@
+import pytest
+
+from curation import workset
+from curation.ops import OPS
+from curation.ops.balance import assign_splits
+from curation.ops.base import Context
+from curation.ops.redact import redact_text
+from datalake.lake import Lake
+from tests.curation.data import corpus
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    lake = Lake.init(tmp_path_factory.mktemp("curation") / "lake")
+    named = corpus()
+    assert lake.write_episodes(list(named.values())).written == len(named)
+    ids = {name: ep.episode_id for name, ep in named.items()}
+    return lake, ids
+
+
+def run(loaded, op, names=None, **params):
+    lake, ids = loaded
+    chosen = [ids[n] for n in (names or ids)]
+    ws = workset.load(lake, chosen)
+    ctx = Context(lake)
+    out = OPS[op].fn(ws, ctx, **params)
+    by_id = {v: k for k, v in ids.items()}
+    return {by_id[e.episode_id]: e for e in out}, ctx
+
+
+def test_every_op_has_a_docstring():
+    assert all(op.doc for op in OPS.values())
+
+
+def test_filter_keeps_verified_successes(loaded):
+    kept, _ = run(loaded, "filter", outcome=["success"], verified_by=["human", "verifier"])
+    assert "failed" not in kept and "unverified" not in kept and "real_a" in kept and "mock_a" in kept
+
+
+def test_filter_by_step_count(loaded):
+    kept, _ = run(loaded, "filter", max_steps=3)
+    assert "loop" not in kept and "noop" in kept
+
+
+def test_drop_noop_steps_removes_gestures_that_change_nothing(loaded):
+    kept, _ = run(loaded, "drop_noop_steps", ["noop", "real_a"])
+    assert [s.index for s in kept["noop"].steps] == [1, 2]
+    assert len(kept["real_a"].steps) == 2
+
+
+def test_drop_loops_removes_episodes_that_revisit_a_screen(loaded):
+    kept, _ = run(loaded, "drop_loops", ["loop", "real_a"], max_visits=3)
+    assert set(kept) == {"real_a"}
+
+
+def test_drop_bad_frames_removes_blank_screens(loaded):
+    kept, ctx = run(loaded, "drop_bad_frames", ["blank", "real_a"])
+    assert [s.index for s in kept["blank"].steps] == [1]
+    assert ctx.details["bad_frames"]["blank"] == 1
+
+
+def test_drop_unparseable_removes_steps_with_bad_model_output(loaded):
+    kept, _ = run(loaded, "drop_unparseable", ["unparseable"], style="qwen3vl")
+    assert [s.index for s in kept["unparseable"].steps] == [1]
+
+
+def test_drop_out_of_bounds_uses_the_resolved_action(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, [ids["real_a"]])
+    from dataclasses import replace
+    from datalake.types import Action
+    bad = Action("tap", x=5000, y=10)
+    ws[0].steps[0] = replace(ws[0].steps[0], action=bad, action_json=bad.to_json())
+    out = OPS["drop_out_of_bounds"].fn(ws, Context(lake))
+    assert [s.index for s in out[0].steps] == [1]
+
+
+def test_dedup_exact_keeps_the_first_of_same_task_and_actions(loaded):
+    kept, _ = run(loaded, "dedup_exact", ["real_a", "exact_dup", "real_b"])
+    assert set(kept) == {"real_a", "real_b"}
+
+
+def test_dedup_near_drops_episodes_with_near_identical_screens(loaded):
+    kept, ctx = run(loaded, "dedup_near", ["real_a", "near_dup", "real_b"], threshold=6)
+    assert set(kept) == {"real_a", "real_b"}
+    assert ctx.details["near_duplicate_episodes"]
+
+
+def test_dedup_near_keeps_the_same_task_on_different_screens(loaded):
+    kept, _ = run(loaded, "dedup_near", ["real_a", "wifi_other"], threshold=6)
+    assert set(kept) == {"real_a", "wifi_other"}
+
+
+def test_dedup_frames_drops_repeated_screen_action_pairs(loaded):
+    kept, _ = run(loaded, "dedup_frames", ["real_a", "exact_dup"], threshold=0)
+    assert sum(len(e.steps) for e in kept.values()) == 2
+
+
+def test_redact_replaces_pii_everywhere_and_blurs_the_screen(loaded):
+    kept, ctx = run(loaded, "redact", ["pii", "real_a"])
+    pii = kept["pii"]
+    assert "4111" not in pii.instruction and "555" not in pii.instruction
+    assert "[CARD]" in pii.instruction and "[PHONE]" in pii.instruction
+    assert pii.steps[0].action.text == "mail me at [EMAIL]"
+    assert "jo@example.com" not in pii.steps[0].ui_tree and "[PHONE]" in pii.steps[0].ui_tree
+    assert pii.steps[0].image is not None and pii.steps[0].image != ctx.frame(pii.steps[0].frame_sha)
+    assert kept["real_a"].steps[0].image is None
+    kinds = {(r["field"], r["kind"]) for r in ctx.details["redaction_records"]}
+    assert {("instruction", "CARD"), ("instruction", "PHONE"), ("typed_text", "EMAIL"),
+            ("ui_text", "PHONE"), ("ui_text", "EMAIL"), ("screenshot_blur", "REGION")} <= kinds
+    assert all("value" not in r for r in ctx.details["redaction_records"])
+
+
+@pytest.mark.parametrize("text, kinds", [
+    ("call 138 0013 8000 now", {"PHONE"}),
+    ("card 4111-1111-1111-1111", {"CARD"}),
+    ("card 4111 1111 1111 1112", set()),  # fails Luhn: not a card, and too many digits for a phone
+    ("id 11010519491231002X", {"ID"}),
+    ("ssn 078-05-1120", {"ID"}),
+    ("write to a.b+c@mail.example.org", {"EMAIL"}),
+    ("meeting on 2026-11-29 at 10:30", set()),
+    ("price $129.99, 3 items", set()),
+])
+def test_pii_detection(text, kinds):
+    _, found = redact_text(text)
+    assert set(found) == kinds
+
+
+def test_safety_tags_mark_payments_and_deletions_and_can_drop(loaded):
+    kept, ctx = run(loaded, "safety_tags", ["payment", "delete", "real_a", "pii"])
+    assert kept["payment"].tags == ["payment"] and kept["delete"].tags == ["deletion"]
+    assert kept["pii"].tags == ["new_recipient"] and kept["real_a"].tags == []
+    kept, _ = run(loaded, "safety_tags", ["payment", "real_a"], drop=["payment"])
+    assert set(kept) == {"real_a"}
+
+
+def test_balance_caps_each_group(loaded):
+    kept, _ = run(loaded, "balance", ["real_a", "exact_dup", "near_dup", "real_b"], by="task", max_episodes=1)
+    assert len([k for k in kept if kept[k].task == "settings.wifi"]) == 1 and "real_b" in kept
+
+
+def test_mix_sets_the_real_to_mock_step_ratio(loaded):
+    names = ["real_a", "real_b", "exact_dup", "near_dup", "mock_a"]
+    kept, ctx = run(loaded, "mix", names, real=1, mock=1)
+    assert ctx.details["mix"] == {"real_steps": 2, "mock_steps": 2}
+    again, _ = run(loaded, "mix", names, real=1, mock=1)
+    assert set(again) == set(kept)  # seeded
+
+
+def test_splits_are_leak_free_by_task_and_seeded(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, list(ids.values()))
+    counts = assign_splits(ws, by="task", seed=3, fractions={"train": 0.6, "val": 0.2, "test": 0.2})
+    assert sum(counts.values()) == len(ws)
+    split_of_task = {}
+    for e in ws:
+        key = e.task or e.instruction.strip().lower()
+        assert split_of_task.setdefault(key, e.split) == e.split
+    first = [e.split for e in ws]
+    assign_splits(ws, by="task", seed=3, fractions={"train": 0.6, "val": 0.2, "test": 0.2})
+    assert [e.split for e in ws] == first
