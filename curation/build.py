@@ -9,7 +9,7 @@
 5. Export: write each format's shards into a hidden temporary folder, then the
    dataset card, the report, ``redactions.jsonl`` and ``manifest.json``.
 6. Fingerprint: sha256 over the recipe, the table versions and every data file.
-7. Publish: rename the folder to ``v<N>`` and append one row to ``datasets``. Any
+7. Publish: rename the folder to ``v<N>-<fp>`` and append one row to ``datasets``. Any
    failure before this point removes the folder: no half-made version is registered.
 """
 
@@ -33,7 +33,7 @@ from curation.ops.balance import assign_splits
 from curation.ops.base import Context
 from curation.recipe import Recipe
 from curation.report import render_report
-from curation.versions import DatasetVersion, dataset_dir, list_versions, next_version, register
+from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
 from datalake.schema import now
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
@@ -91,12 +91,12 @@ def select(snapshot, recipe: Recipe) -> list[str]:
 
 def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, progress, max_shard_bytes):
     version = next_version(lake, recipe.name)
-    final = dataset_dir(lake, recipe.name, version)
-    tmp = final.parent / f".tmp-{uuid.uuid4().hex}"
+    tmp = datasets_root(lake) / recipe.name / f".tmp-{uuid.uuid4().hex}"
     tmp.mkdir(parents=True)
     try:
         exports = _write_exports(recipe, ws, ctx, tmp, progress, max_shard_bytes)
         fingerprint = _fingerprint(recipe, table_versions, tmp, exports)
+        final = dataset_dir(lake, recipe.name, version, fingerprint)
         counts = {"episodes": len(ws), "steps": sum(len(e.steps) for e in ws),
                   "splits": {s: {"episodes": sum(e.split == s for e in ws),
                                  "steps": sum(len(e.steps) for e in ws if e.split == s)} for s in splits},

@@ -1,6 +1,6 @@
 """Dataset versions: immutable ``name@vN`` rows in the lake's ``datasets`` table, with
 the recipe, parents, the Delta versions of the tables they read, a fingerprint,
-counts and the paths of their export files (under ``<lake>/datasets/<name>/v<N>``)."""
+counts and the paths of their export files (under ``<lake>/datasets/<name>/v<N>-<fp>``)."""
 
 from __future__ import annotations
 
@@ -87,10 +87,19 @@ def next_version(lake, name: str) -> int:
     return versions[-1].version + 1 if versions else 1
 
 
-def dataset_dir(lake, name: str, version: int) -> Path:
+def datasets_root(lake) -> Path:
     if "://" in lake.uri:
         raise CurationError("dataset exports need a local lake for now; set --lake to a local folder")
-    return Path(lake.uri) / "datasets" / name / f"v{version}"
+    return Path(lake.uri) / "datasets"
+
+
+def dataset_dir(lake, name: str, version: int, fingerprint: str) -> Path:
+    """``<lake>/datasets/<name>/v<N>-<fingerprint[:12]>``.
+
+    The fingerprint is in the folder name because ``datasets.load_dataset(folder)``
+    caches by the folder's base name and file layout: two different ``v1`` folders
+    would otherwise share (and return) one cache entry."""
+    return datasets_root(lake) / name / f"v{version}-{fingerprint[:12]}"
 
 
 def register(lake, dv: DatasetVersion, created_at: datetime) -> None:

@@ -1,6 +1,32 @@
-import pytest
+"""Shared fixtures, and an isolated Hugging Face environment for the whole test session.
 
-from datalake.lake import Lake
+huggingface_hub and datasets read their settings once, at import, so they are set here
+before any test module imports them:
+- HF_HUB_DISABLE_XET=1: the loopback Hub (tests/hub_server.py) speaks the classic upload protocol;
+- HF_HOME in an empty temporary folder: no token from the developer's machine, and a
+  private datasets cache (``load_dataset(folder)`` caches by folder name, so a shared
+  cache would return stale rows across test runs);
+- an empty agent-harness registry in it: otherwise huggingface_hub fetches one from
+  huggingface.co the first time it builds request headers.
+"""
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+
+os.environ["HF_HUB_DISABLE_XET"] = "1"
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+if "huggingface_hub" not in sys.modules:
+    os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="phoneloop-hf-home-")
+    atexit.register(shutil.rmtree, os.environ["HF_HOME"], ignore_errors=True)
+    with open(os.path.join(os.environ["HF_HOME"], ".agent_harnesses.json"), "w") as registry:
+        registry.write('{"standardEnvVars": [], "harnesses": {}}')
+
+import pytest  # noqa: E402
+
+from datalake.lake import Lake  # noqa: E402
 
 
 @pytest.fixture
