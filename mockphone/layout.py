@@ -30,6 +30,14 @@ class Display:
     height: int = 2400
     dpi: int = 420
 
+    def __post_init__(self) -> None:
+        for name in ("width", "height", "dpi"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Display.{name} must be a positive integer, got {value!r}")
+        if self.width < 320 or self.height < 480:
+            raise ValueError(f"Display {self.width}x{self.height} is too small for a phone UI (min 320x480)")
+
     @property
     def density(self) -> float:
         return self.dpi / 160
@@ -177,15 +185,15 @@ def _item_children(d: Display, w: Widget, b: Bounds, pkg: str) -> list[Node]:
     if w.subtitle:
         mid = y1 + d.dp(40)
         out.append(Node("android.widget.TextView", (x1 + pad, y1 + d.dp(10), x2 - pad - trail_w, mid), pkg,
-                        "item_title", text=w.text, rid="title"))
+                        "item_title", text=w.text, rid="android:id/title"))
         out.append(Node("android.widget.TextView", (x1 + pad, mid, x2 - pad - trail_w, y2 - d.dp(8)), pkg,
-                        "item_subtitle", text=w.subtitle, rid="subtitle"))
+                        "item_subtitle", text=w.subtitle, rid="android:id/summary"))
     else:
         out.append(Node("android.widget.TextView", (x1 + pad, y1, x2 - pad - trail_w, y2), pkg, "item_title",
-                        text=w.text, rid="title"))
+                        text=w.text, rid="android:id/title"))
     if w.trailing:
         out.append(Node("android.widget.TextView", (x2 - trail_w, y1, x2 - pad, y2), pkg, "item_trailing",
-                        text=w.trailing, rid="trailing"))
+                        text=w.trailing, rid="android:id/text2"))
     return out
 
 
@@ -193,17 +201,17 @@ def _toggle_children(d: Display, w: Widget, b: Bounds, pkg: str) -> list[Node]:
     x1, y1, x2, y2 = b
     pad, sw = d.dp(16), d.dp(52)
     label = Node("android.widget.TextView", (x1 + pad, y1, x2 - sw - 2 * pad, y2), pkg, "item_title",
-                 text=w.text, rid="title")
+                 text=w.text, rid="android:id/title")
     if w.subtitle:
         label.bounds = (x1 + pad, y1 + d.dp(8), x2 - sw - 2 * pad, y1 + d.dp(40))
     cy = (y1 + y2) // 2
     switch = Node("android.widget.Switch", (x2 - pad - sw, cy - d.dp(16), x2 - pad, cy + d.dp(16)), pkg, "switch",
-                  text="ON" if w.checked else "OFF", rid="switch_widget", checkable=True, checked=w.checked,
+                  text="ON" if w.checked else "OFF", rid="android:id/switch_widget", checkable=True, checked=w.checked,
                   focusable=True)
     out = [label, switch]
     if w.subtitle:
         out.insert(1, Node("android.widget.TextView", (x1 + pad, y1 + d.dp(40), x2 - sw - 2 * pad, y2 - d.dp(6)),
-                           pkg, "item_subtitle", text=w.subtitle, rid="summary"))
+                           pkg, "item_subtitle", text=w.subtitle, rid="android:id/summary"))
     return out
 
 
@@ -266,6 +274,7 @@ def _clip(node: Node, box: Bounds) -> Node | None:
     if e <= y1 or b >= y2:
         return None
     node.data.setdefault("full", node.bounds)
+    node.data.setdefault("all_children", list(node.children))
     node.bounds = (max(a, x1), max(b, y1), min(c, x2), min(e, y2))
     node.children = [k for k in (_clip(ch, box) for ch in node.children) if k is not None]
     return node
@@ -287,6 +296,6 @@ def _app_bar(d: Display, view: View, pkg: str, box: Bounds) -> Node:
         actions.insert(0, Node("android.widget.Button", (right, y1, right + aw, y2), pkg, "action", text=w.text,
                                desc=w.desc, rid=w.rid, clickable=True, focusable=True, widget=w))
     bar.children.append(Node("android.widget.TextView", (left, y1, right, y2), pkg, "apptitle", text=view.title,
-                             rid="title"))
+                             rid="action_bar_title"))
     bar.children.extend(actions)
     return bar

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mockphone import fonts
 from mockphone import widgets as ui
 from mockphone.layout import Display, Node, layout_view
 
@@ -22,34 +23,37 @@ KEY_ROWS = ("qwertyuiop", "asdfghjkl", "^zxcvbnm<", "@, .>")  # ^ shift, < backs
 
 def compose(phone: MockPhone) -> Node:
     d = phone.display
-    top_pkg = phone.foreground or LAUNCHER
+    top_pkg = phone.nav.foreground or LAUNCHER
     root = Node("android.widget.FrameLayout", (0, 0, d.width, d.height), top_pkg, "root")
     bottom = d.height - d.nav_h
-    keyboard = phone.focus is not None and phone.overlay is None and phone.dialog is None
+    keyboard = phone.nav.focus is not None and phone.nav.overlay is None and phone.nav.dialog is None
     area_bottom = bottom - d.keyboard_h if keyboard else bottom
     area = (0, d.status_h, d.width, area_bottom)
-    if phone.overlay == "shade":
-        content = layout_view(d, shade_view(phone), SYSTEMUI, (0, d.status_h, d.width, bottom), phone.shade_scroll, None)
-    elif phone.overlay == "recents":
+    if phone.nav.overlay == "shade":
+        full = (0, d.status_h, d.width, bottom)
+        content = layout_view(d, shade_view(phone), SYSTEMUI, full, phone.nav.shade_scroll, None)
+    elif phone.nav.overlay == "recents":
         content = layout_view(d, recents_view(phone), LAUNCHER, area, 0, None)
-    elif phone.foreground is None:
+    elif phone.nav.foreground is None:
         content = launcher(phone, area)
     else:
-        page = phone.top_page(phone.foreground)
-        view = phone.view_of(phone.foreground, page)
-        content = layout_view(d, view, phone.foreground, area, page.scroll, phone.focus)
+        page = phone.nav.top_page(phone.nav.foreground)
+        view = phone.view_of(phone.nav.foreground, page)
+        content = layout_view(d, view, phone.nav.foreground, area, page.scroll, phone.nav.focus)
     root.children.append(content)
     root.children.append(status_bar(phone))
     if keyboard:
         root.children.append(Node("android.inputmethodservice.KeyboardView", (0, area_bottom, d.width, bottom),
                                   "com.google.android.inputmethod.latin", "keyboard", data={"hidden": True}))
     root.children.append(nav_bar(d))
-    if phone.toast_text:
-        root.children.append(toast(d, phone.toast_text, top_pkg))
-    if phone.dialog is not None:
+    if phone.nav.heads_up is not None and phone.nav.overlay is None:
+        root.children.append(heads_up(d, phone.nav.heads_up))
+    if phone.nav.toast_text:
+        root.children.append(toast(d, phone.nav.toast_text, top_pkg))
+    if phone.nav.dialog is not None:
         for node in (content,):
             node.data["hidden"] = True
-        root.children.append(dialog(d, phone.dialog, phone.dialog.package or top_pkg))
+        root.children.append(dialog(d, phone.nav.dialog, phone.nav.dialog.package or top_pkg))
     return root
 
 
@@ -124,10 +128,10 @@ def shade_view(phone: MockPhone) -> ui.View:
         ui.toggle("Do not disturb", s.flag("global/do_not_disturb"),
                   lambda v: phone.put_setting("global/do_not_disturb", v), rid="qs_dnd"),
     ]
-    notes = [ui.item(n.title, n.text, on_tap=(lambda n=n: phone.open_notification(n)), rid="notification",
+    notes = [ui.item(n.title, n.text, on_tap=(lambda n=n: phone.nav.open_notification(n)), rid="notification",
                      trailing=phone.app_by_package(n.package).label if phone.has_package(n.package) else "")
              for n in s.notifications]
-    footer = (ui.button("Clear all", phone.clear_notifications, rid="clear_all"),) if notes else ()
+    footer = (ui.button("Clear all", phone.nav.clear_notifications, rid="clear_all"),) if notes else ()
     body = tuple(quick) + ((ui.text("Notifications", style="caption", copyable=False),) if notes else ()) + tuple(notes)
     if not notes:
         body += (ui.text("No notifications", style="caption", copyable=False, rid="no_notifications"),)
@@ -135,16 +139,29 @@ def shade_view(phone: MockPhone) -> ui.View:
 
 
 def recents_view(phone: MockPhone) -> ui.View:
-    items = tuple(ui.item(phone.app_by_package(p).label, "Recent app", on_tap=(lambda p=p: phone.open_app(p)),
-                          rid="snapshot") for p in reversed(phone.recents))
+    items = tuple(ui.item(phone.app_by_package(p).label, "Recent app", on_tap=(lambda p=p: phone.nav.open_app(p)),
+                          rid="snapshot") for p in reversed(phone.nav.recents))
     if not items:
         return ui.View(title="Recent apps", body=(ui.text("No recent items", copyable=False),))
-    return ui.View(title="Recent apps", body=items, footer=(ui.button("Clear all", phone.clear_recents, rid="clear_all"),))
+    clear = ui.button("Clear all", phone.nav.clear_recents, rid="clear_all")
+    return ui.View(title="Recent apps", body=items, footer=(clear,))
+
+
+def heads_up(d: Display, note) -> Node:
+    """The banner a new notification drops over the top of the screen; tap opens it, swipe up dismisses it."""
+    x1, y1, x2 = d.dp(8), d.status_h + d.dp(4), d.width - d.dp(8)
+    banner = Node("android.widget.FrameLayout", (x1, y1, x2, y1 + d.dp(76)), SYSTEMUI, "heads_up", rid="heads_up",
+                  clickable=True, focusable=True, data={"note": note})
+    banner.children = [
+        Node("android.widget.TextView", (x1 + d.dp(16), y1 + d.dp(10), x2 - d.dp(16), y1 + d.dp(40)), SYSTEMUI,
+             "item_title", text=note.title, rid="android:id/title"),
+        Node("android.widget.TextView", (x1 + d.dp(16), y1 + d.dp(40), x2 - d.dp(16), y1 + d.dp(68)), SYSTEMUI,
+             "item_subtitle", text=note.text, rid="android:id/text"),
+    ]
+    return banner
 
 
 def toast(d: Display, message: str, pkg: str) -> Node:
-    from mockphone import fonts
-
     size = d.dp(14)
     width = min(d.width - d.dp(64), fonts.text_width(message, size) + d.dp(48))
     x1 = (d.width - width) // 2
@@ -154,23 +171,27 @@ def toast(d: Display, message: str, pkg: str) -> Node:
 
 
 def dialog(d: Display, dlg: ui.Dialog, pkg: str) -> Node:
-    from mockphone import fonts
-
-    margin = d.dp(40)
+    margin, pad = d.dp(40), d.dp(24)
     width = d.width - 2 * margin
-    msg_lines = fonts.wrap(dlg.message, d.dp(16), width - d.dp(48)) if dlg.message else ()
-    height = d.dp(72) + len(msg_lines) * int(d.dp(16) * 1.35) + d.dp(16) + d.dp(56)
+    lh_title, lh_msg = int(d.dp(20) * 1.35), int(d.dp(16) * 1.35)
+    title_lines = fonts.wrap(dlg.title, d.dp(20), width - 2 * pad, True)
+    msg_lines = fonts.wrap(dlg.message, d.dp(16), width - 2 * pad) if dlg.message else ()
+    title_h = len(title_lines) * lh_title
+    msg_h = len(msg_lines) * lh_msg + d.dp(16) if msg_lines else 0
+    height = d.dp(20) + title_h + d.dp(12) + msg_h + d.dp(56)
     y1 = (d.height - height) // 2
     scrim = Node("android.widget.FrameLayout", (0, 0, d.width, d.height), pkg, "scrim", rid=dlg.rid)
     card = Node("android.widget.LinearLayout", (margin, y1, d.width - margin, y1 + height), pkg, "dialog",
                 rid="android:id/parentPanel")
-    card.children.append(Node("android.widget.TextView", (margin + d.dp(24), y1 + d.dp(20), d.width - margin - d.dp(24),
-                                                          y1 + d.dp(56)), pkg, "dialog_title", text=dlg.title,
-                              rid="android:id/alertTitle"))
-    if dlg.message:
-        card.children.append(Node("android.widget.TextView", (margin + d.dp(24), y1 + d.dp(64), d.width - margin - d.dp(24),
-                                                              y1 + height - d.dp(64)), pkg, "dialog_message",
-                                  text=dlg.message, rid="android:id/message", data={"lines": msg_lines}))
+    ty = y1 + d.dp(20)
+    card.children.append(Node("android.widget.TextView", (margin + pad, ty, d.width - margin - pad, ty + title_h),
+                              pkg, "dialog_title", text=dlg.title, rid="android:id/alertTitle",
+                              data={"lines": title_lines}))
+    if msg_lines:
+        my = ty + title_h + d.dp(12)
+        card.children.append(Node("android.widget.TextView", (margin + pad, my, d.width - margin - pad, my + msg_h),
+                                  pkg, "dialog_message", text=dlg.message, rid="android:id/message",
+                                  data={"lines": msg_lines}))
     x = d.width - margin - d.dp(8)
     for i, (label, _) in enumerate(reversed(dlg.buttons)):
         bw = fonts.text_width(label.upper(), d.dp(14), True) + d.dp(32)

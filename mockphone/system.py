@@ -48,6 +48,7 @@ class SystemState:
     questions: list[str] = field(default_factory=list)
     terminated: str | None = None
     opened: list[str] = field(default_factory=list)  # packages in the order they came to the foreground
+    permissions: dict[str, bool] = field(default_factory=dict)  # package -> granted, from permission dialogs
 
     @property
     def now(self) -> dt.datetime:

@@ -21,6 +21,7 @@ class App:
     name: ClassVar[str]  # short name used by selectors and ``open_app`` ("shop")
     package: ClassVar[str]
     label: ClassVar[str]  # launcher label
+    aliases: ClassVar[tuple[str, ...]] = ()  # other names ``open_app`` accepts ("email" for Mail)
     color: ClassVar[str] = "#1a73e8"
     home: ClassVar[str] = "main"
     permissions: ClassVar[tuple[str, ...]] = ()  # asked on first launch when perturbations allow
@@ -44,24 +45,25 @@ class App:
 
     # --- navigation helpers used by page callbacks ---------------------------------
 
-    def push(self, name: str, **args: Any) -> None:
-        self.phone.push(self.package, Page(name, dict(args)))
+    def push(self, page_name: str, /, **args: Any) -> None:
+        self.phone.nav.push(self.package, Page(page_name, dict(args)))
 
     def back(self) -> None:
-        self.phone.back()
+        """Close this app's current page (an app's own "done", unlike the system back key)."""
+        self.phone.nav.pop(self.package)
 
     def toast(self, message: str) -> None:
-        self.phone.toast(message)
+        self.phone.nav.toast(message)
 
     def dialog(self, title: str, message: str = "", buttons: tuple = (("OK", None),), rid: str = "") -> None:
-        self.phone.show_dialog(Dialog(title, message, buttons, package=self.package, rid=rid))
+        self.phone.nav.show_dialog(Dialog(title, message, buttons, package=self.package, rid=rid))
 
     def field(self, rid: str) -> str:
         """Text typed into ``rid`` on the current page of this app."""
-        page = self.phone.top_page(self.package)
+        page = self.phone.nav.top_page(self.package)
         return page.field(rid) if page else ""
 
     def set_field(self, rid: str, value: str) -> None:
-        page = self.phone.top_page(self.package)
+        page = self.phone.nav.top_page(self.package)
         if page is not None:
             page.fields[rid] = value

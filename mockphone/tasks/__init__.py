@@ -1,0 +1,1 @@
+"""Tasks on the mock phone: TaskEval-shaped templates, their registry, selectors and oracles."""

@@ -1,0 +1,135 @@
+"""The task shape (after android_world's TaskEval), with parameters that are actually validated.
+
+A task class has a ``template`` instruction, the ``app_names`` it touches, a
+``category`` (single-app, cross-app, mini-app), a ``complexity`` (rough number of
+screens a human passes through) and a ``schema`` of parameters. An instance is
+built from explicit params or from a seed; ``initialize_task`` puts the phone in the
+start state; ``is_successful`` reads app state (never the agent's trace) and returns
+0..1; ``oracle`` yields Actions computed from the live UI tree.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+
+from datalake.types import Action
+from mockphone.errors import InvalidTaskParams, TaskNotInitialized
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+CATEGORIES = ("single-app", "cross-app", "mini-app")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a task: its type and, optionally, allowed choices or an inclusive range."""
+
+    type: type
+    choices: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+    doc: str = ""
+
+    def check(self, task: str, name: str, value: Any) -> None:
+        if not isinstance(value, self.type) or (self.type is int and isinstance(value, bool)):
+            raise InvalidTaskParams(f"{task}: parameter {name!r} must be {self.type.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise InvalidTaskParams(f"{task}: parameter {name!r} must be one of {list(self.choices)}, got {value!r}")
+        if self.min is not None and value < self.min or self.max is not None and value > self.max:
+            raise InvalidTaskParams(f"{task}: parameter {name!r}={value!r} is outside [{self.min}, {self.max}]")
+        if self.type is str and not value.strip():
+            raise InvalidTaskParams(f"{task}: parameter {name!r} must not be empty")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type.__name__}
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
+        if self.min is not None:
+            out["minimum"] = self.min
+        if self.max is not None:
+            out["maximum"] = self.max
+        if self.doc:
+            out["description"] = self.doc
+        return out
+
+
+class Task:
+    """Base class; a concrete task sets the class attributes and the four methods below."""
+
+    template: ClassVar[str] = ""
+    app_names: ClassVar[tuple[str, ...]] = ()
+    category: ClassVar[str] = "single-app"
+    complexity: ClassVar[float] = 1.0
+    schema: ClassVar[dict[str, Param]] = {}
+
+    def __init__(self, params: dict[str, Any] | None = None, seed: int = 0) -> None:
+        if params is None:
+            params = self.generate_random_params(random.Random(f"{self.name()}:{seed}"))
+        self.params = dict(params)
+        self.validate(self.params)
+        self._initialized: set[int] = set()
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.__name__
+
+    @classmethod
+    def validate(cls, params: dict[str, Any]) -> None:
+        missing = sorted(set(cls.schema) - set(params))
+        extra = sorted(set(params) - set(cls.schema))
+        if missing or extra:
+            raise InvalidTaskParams(f"{cls.name()}: missing parameter(s) {missing}, unknown parameter(s) {extra}")
+        for key, spec in cls.schema.items():
+            spec.check(cls.name(), key, params[key])
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        return {"type": "object", "properties": {k: p.to_json() for k, p in cls.schema.items()},
+                "required": sorted(cls.schema), "additionalProperties": False}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random) -> dict[str, Any]:
+        """Draw parameters; the default picks uniformly from each parameter's choices."""
+        out = {}
+        for key, spec in cls.schema.items():
+            if spec.choices is None:
+                raise NotImplementedError(f"{cls.name()} must draw parameter {key!r} itself")
+            out[key] = rng.choice(spec.choices)
+        return out
+
+    @property
+    def goal(self) -> str:
+        return self.template.format(**self.params)
+
+    def initialize_task(self, phone: MockPhone) -> None:
+        """Put ``phone`` (fresh from ``reset(seed)``) in the start state: home screen, then ``setup``."""
+        phone.nav.home()
+        self._initialized.add(id(phone))
+        self.setup(phone)
+        phone.invalidate()
+
+    def setup(self, phone: MockPhone) -> None:
+        """Task-specific start state (default: none beyond the phone's seeded state)."""
+
+    def is_successful(self, phone: MockPhone) -> float:
+        if id(phone) not in self._initialized:
+            raise TaskNotInitialized(f"{self.name()} was not initialized on this phone; call initialize_task first")
+        return float(self.check(phone))
+
+    def check(self, phone: MockPhone) -> float:
+        raise NotImplementedError
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        raise NotImplementedError
+
+    def tear_down(self, phone: MockPhone) -> None:
+        self._initialized.discard(id(phone))
+
+
+def fraction(*checks: bool) -> float:
+    """Score a multi-part task: the share of parts that hold."""
+    return sum(bool(c) for c in checks) / len(checks) if checks else 0.0

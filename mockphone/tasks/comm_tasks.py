@@ -1,0 +1,320 @@
+"""Contacts and Messages tasks."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Iterator
+
+from datalake.types import Action
+from mockphone.apps.contacts import Contact
+from mockphone.apps.messages import Message
+from mockphone.errors import InvalidTaskParams
+from mockphone.tasks.base import Param, Task, fraction
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+NEW_PEOPLE = ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson", "Linus Torvalds")
+NEW_NUMBERS = ("+1 555-010-2024", "+1 555-867-5309", "+1 555-321-0000", "+1 555-246-8101")
+TEXTS = ("On my way!", "See you at 7 pm.", "Thanks, got it.", "Can we move the call to Friday?",
+         "Please send the invoice.")
+FIXED = ("Mia Chen", "Omar Haddad", "Lena Fischer")  # contacts every contacts task adds, so params are stable
+
+
+def digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def ensure_people(phone: MockPhone) -> None:
+    state = phone.app("contacts").state
+    for i, name in enumerate(FIXED):
+        if state.find(name) is None:
+            email = name.lower().replace(" ", ".") + "@example.com"
+            state.contacts.append(Contact(name, f"+1 555-200-{1000 + i}", email))
+
+
+class ContactsAdd(Task):
+    """Create a new contact with a name and phone number."""
+
+    template = "Add a contact named {name} with phone number {number}."
+    app_names = ("contacts",)
+    complexity = 3.0
+    schema = {"name": Param(str, choices=NEW_PEOPLE), "number": Param(str, choices=NEW_NUMBERS)}
+
+    def check(self, phone: MockPhone) -> float:
+        c = phone.state("contacts").find(self.params["name"])
+        return fraction(c is not None, c is not None and digits(c.phone) == digits(self.params["number"]))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(rid="add_contact")
+        yield from ui.type_into("name", self.params["name"])
+        yield from ui.type_into("phone", self.params["number"])
+        yield from ui.tap(rid="save")
+
+
+class ContactsDelete(Task):
+    """Delete one contact (confirmation dialog); the others must remain."""
+
+    template = "Delete the contact {name}."
+    app_names = ("contacts",)
+    complexity = 3.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        names = [c.name for c in phone.state("contacts").contacts]
+        return float(self.params["name"] not in names and all(n in names for n in FIXED if n != self.params["name"]))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.tap(rid="delete")
+        yield from ui.tap(text="DELETE")
+
+
+class ContactsEditPhone(Task):
+    """Change an existing contact's phone number."""
+
+    template = "Change {name}'s phone number to {number}."
+    app_names = ("contacts",)
+    complexity = 4.0
+    schema = {"name": Param(str, choices=FIXED), "number": Param(str, choices=NEW_NUMBERS)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        c = phone.state("contacts").find(self.params["name"])
+        return float(c is not None and c.phone == self.params["number"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.tap(rid="edit")
+        yield from ui.type_into("phone", self.params["number"], clear=True)
+        yield from ui.tap(rid="save")
+
+
+class ContactsFavourite(Task):
+    """Mark a contact as a favourite."""
+
+    template = "Add {name} to favourites."
+    app_names = ("contacts",)
+    complexity = 2.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        c = phone.state("contacts").find(self.params["name"])
+        return float(c is not None and c.starred)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.type_into("search", self.params["name"].split()[0])
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.tap(rid="favourite")
+
+
+class ContactsLookupNumber(Task):
+    """Information retrieval: answer with a contact's phone number (read from the answer the agent gives)."""
+
+    template = "What is {name}'s phone number? Answer with the number."
+    app_names = ("contacts",)
+    complexity = 2.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        contact = phone.state("contacts").find(self.params["name"])
+        return float(contact is not None and any(digits(contact.phone) in digits(a) and digits(a)
+                                                 for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(text=self.params["name"])
+        el = ui.find(rid="phone")
+        number = next(e.text for e in ui.elements() if e.parent == el.index and e.resource_id == "android:id/summary")
+        yield Action("answer", text=number)
+
+
+class MessagesSend(Task):
+    """Send a text to a contact, starting a conversation from the contact picker."""
+
+    template = "Send a text message to {name} saying \"{text}\"."
+    app_names = ("messages",)
+    complexity = 4.0
+    schema = {"name": Param(str, choices=FIXED), "text": Param(str, choices=TEXTS)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        return float(self.params["text"] in phone.state("messages").sent_to(self.params["name"]))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("messages")
+        yield from ui.tap(rid="start_chat")
+        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.type_into("compose", self.params["text"])
+        yield from ui.tap(rid="send")
+
+
+class MessagesReplyUnread(Task):
+    """Reply to whoever sent the unread message (the agent must find the thread marked new)."""
+
+    template = "Reply \"{text}\" to the unread message."
+    app_names = ("messages",)
+    complexity = 3.0
+    schema = {"text": Param(str, choices=TEXTS)}
+
+    def setup(self, phone: MockPhone) -> None:
+        state = phone.app("messages").state
+        sender = random.Random(phone.seed).choice(sorted(state.threads))
+        state.threads[sender].append(Message(sender, "Quick question, are you around?"))
+        state.unread = [sender]
+        self._sender = sender
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("messages")
+        others = any(self.params["text"] in state.sent_to(c) for c in state.threads if c != self._sender)
+        return float(self.params["text"] in state.sent_to(self._sender) and not others)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("messages")
+        row = next(el for el in ui.elements() if el.text == "new")
+        title = next(el for el in ui.elements() if el.parent == row.parent and el.resource_id == "android:id/title")
+        yield from ui.tap(text=title.text)
+        yield from ui.type_into("compose", self.params["text"])
+        yield from ui.tap(rid="send")
+
+
+class MessagesAnswerLast(Task):
+    """Information retrieval: quote the last message someone sent."""
+
+    template = "What was the last text {name} sent me? Answer with the message."
+    app_names = ("messages",)
+    complexity = 2.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        said = ("The keys are under the mat.", "Meeting moved to 3 pm.", "Bring the charger please.")
+        phone.app("messages").state.threads[self.params["name"]] = [
+            Message(self.params["name"], "Hi!"), Message("me", "Hey"),
+            Message(self.params["name"], said[phone.seed % 3])]
+
+    def check(self, phone: MockPhone) -> float:
+        last = [m.text for m in phone.state("messages").threads[self.params["name"]] if m.sender != "me"][-1]
+        return float(any(last.lower().rstrip(".") in a.lower() for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("messages")
+        yield from ui.tap(text=self.params["name"])
+        bubbles = ui.find_all("message_text")
+        yield Action("answer", text=bubbles[-1].text)
+
+
+class MessagesForward(Task):
+    """Forward a message: copy a bubble in one conversation (long-press) and send it in another."""
+
+    template = "Forward the last message {source} sent me to {target}."
+    app_names = ("messages",)
+    complexity = 6.0
+    schema = {"source": Param(str, choices=FIXED), "target": Param(str, choices=FIXED)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random) -> dict:
+        source, target = rng.sample(FIXED, 2)
+        return {"source": source, "target": target}
+
+    @classmethod
+    def validate(cls, params: dict) -> None:
+        super().validate(params)
+        if params["source"] == params["target"]:
+            raise InvalidTaskParams(f"{cls.name()}: source and target must be different people")
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        notes = ("Gate code is 4821.", "The venue changed to Pier 39.", "Dress code: smart casual.")
+        threads = phone.app("messages").state.threads
+        threads[self.params["source"]] = [Message(self.params["source"], notes[phone.seed % 3])]
+        threads.pop(self.params["target"], None)
+        phone.system.clipboard = "Gate code is 0000."
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("messages")
+        said = state.threads[self.params["source"]][0].text
+        return float(said in [t.strip() for t in state.sent_to(self.params["target"])])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("messages")
+        yield from ui.tap(text=self.params["source"])
+        yield from ui.long_press(rid="message_text")
+        yield from ui.key("back")
+        yield from ui.tap(rid="start_chat")
+        yield from ui.type_into("to", self.params["target"].split()[0])
+        yield from ui.tap(text=self.params["target"])
+        yield from ui.long_press(rid="compose")
+        yield from ui.tap(rid="send")
+
+
+class ContactsAnswerEmail(Task):
+    """Information retrieval: a contact's email address."""
+
+    template = "What is {name}'s email address? Answer with the address."
+    app_names = ("contacts",)
+    complexity = 2.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        address = phone.state("contacts").find(self.params["name"]).email
+        return float(any(address.lower() in a.lower() for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(text=self.params["name"])
+        row = ui.find(rid="email")
+        yield Action("answer", text=next(e.text for e in ui.elements()
+                                         if e.parent == row.index and e.resource_id == "android:id/summary"))
+
+
+class MessagesDeleteThread(Task):
+    """Delete a conversation with a long-press and a confirmation dialog."""
+
+    template = "Delete the conversation with {name}."
+    app_names = ("messages",)
+    complexity = 3.0
+    schema = {"name": Param(str, choices=FIXED)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        for name in FIXED:
+            phone.app("messages").state.threads[name] = [Message(name, "Hi there")]
+
+    def check(self, phone: MockPhone) -> float:
+        threads = phone.state("messages").threads
+        others_kept = all(n in threads for n in FIXED if n != self.params["name"])
+        return float(self.params["name"] not in threads and others_kept)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("messages")
+        yield from ui.long_press(text=self.params["name"])
+        yield from ui.tap(text="DELETE")
+
+
+TASKS = (
+    ContactsAdd, ContactsAnswerEmail, ContactsDelete, ContactsEditPhone, ContactsFavourite, ContactsLookupNumber,
+    MessagesAnswerLast, MessagesDeleteThread, MessagesForward, MessagesReplyUnread, MessagesSend,
+)

@@ -1,0 +1,312 @@
+"""Assistant and cross-app tasks: generate text in one app, carry it to another.
+
+The phone starts with a stale draft on the clipboard (an older leave request, an old
+wish). Verifiers require the pasted text to equal a reply the assistant generated
+in this episode, so pasting the stale clipboard — the seed article's failure — fails.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from datalake.types import Action
+from mockphone.apps.calendar import Event
+from mockphone.apps.mail import SUBJECTS, Email
+from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks.comm_tasks import FIXED as PEOPLE
+from mockphone.tasks.comm_tasks import ensure_people
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+DATES = ("March 12", "March 18", "April 3", "April 20")
+REASONS = ("a family event", "a medical appointment", "moving house")
+STALE = ("Dear manager,\n\nI would like to request a day of leave on February 2 because of a trip. "
+         "My tasks will be covered.\n\nThank you,\nAlex\nRef: LR-000000")
+
+
+def _stale_clipboard(phone: MockPhone) -> None:
+    phone.system.clipboard = STALE
+
+
+def _fresh(phone, must_contain: str) -> list[str]:
+    """Assistant replies generated this episode that contain ``must_contain``."""
+    return [r for r in phone.state("assistant").replies() if must_contain in r]
+
+
+def _copy_last(ui: UI) -> Iterator[Action]:
+    buttons = ui.find_all("copy_reply")
+    last = buttons[-1]
+    x, y = last.center
+    yield Action("tap", x=x, y=y, element=last.as_target())
+
+
+def _leave_prompt(params) -> str:
+    return f"Write a leave request for {params['date']} because of {params['reason']}"
+
+
+class AssistantLeaveRequest(Task):
+    """Ask the assistant to draft a leave request for a date (the reply must mention that date)."""
+
+    template = "Ask the Assistant to write a leave request for {date} because of {reason}."
+    app_names = ("assistant",)
+    complexity = 2.0
+    schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS)}
+
+    def check(self, phone: MockPhone) -> float:
+        replies = _fresh(phone, "Ref: LR-")
+        return fraction(bool(replies), any(self.params["date"] in r for r in replies))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", _leave_prompt(self.params))
+        yield from ui.tap(rid="send")
+
+
+class AssistantSummarize(Task):
+    """Ask the assistant to summarise a given text."""
+
+    template = "Ask the Assistant to summarize: \"{text}\""
+    app_names = ("assistant",)
+    complexity = 2.0
+    schema = {"text": Param(str, choices=("The launch moved to May. Budget is unchanged.",
+                                           "Rain all week. Sunny on Sunday.", "Sales grew 8%. Costs fell."))}
+
+    def check(self, phone: MockPhone) -> float:
+        first = self.params["text"].split(".")[0]
+        return float(bool(_fresh(phone, f"{first}. Ref: SM-")))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", f"Summarize: {self.params['text']}")
+        yield from ui.tap(rid="send")
+
+
+class CrossLeaveRequestToNote(Task):
+    """Draft a leave request with the assistant and save it as a note (stale clipboard must not be pasted)."""
+
+    template = ("Ask the Assistant to write a leave request for {date} because of {reason}, then save the "
+                "text in a new note titled \"Leave request\".")
+    app_names = ("assistant", "notes")
+    category = "cross-app"
+    complexity = 8.0
+    schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS)}
+
+    def setup(self, phone: MockPhone) -> None:
+        _stale_clipboard(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        fresh = [r for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        note = phone.state("notes").find("Leave request")
+        return fraction(bool(fresh), note is not None and note.body.strip() in [r.strip() for r in fresh])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", _leave_prompt(self.params))
+        yield from ui.tap(rid="send")
+        yield from _copy_last(ui)
+        yield from ui.open("notes")
+        yield from ui.tap(rid="new_note")
+        yield from ui.type_into("title", "Leave request")
+        yield from ui.long_press(rid="body")
+        yield from ui.tap(rid="save")
+
+
+class CrossLeaveRequestToMail(Task):
+    """Draft a leave request with the assistant and email it (body must be the fresh draft)."""
+
+    template = ("Have the Assistant draft a leave request for {date} because of {reason} and email it to {to} "
+                "with the subject \"Leave request\".")
+    app_names = ("assistant", "mail")
+    category = "cross-app"
+    complexity = 9.0
+    schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS),
+              "to": Param(str, choices=("boss@example.com", "hr@example.com"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        _stale_clipboard(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        fresh = [r.strip() for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        sent = [e for e in phone.state("mail").sent() if e.to == self.params["to"]]
+        ok = bool(sent) and sent[-1].subject == "Leave request"
+        return fraction(bool(fresh), ok, ok and sent[-1].body.strip() in fresh)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", _leave_prompt(self.params))
+        yield from ui.tap(rid="send")
+        yield from _copy_last(ui)
+        yield from ui.open("mail")
+        yield from ui.tap(rid="compose")
+        yield from ui.type_into("to", self.params["to"])
+        yield from ui.type_into("subject", "Leave request")
+        yield from ui.long_press(rid="body")
+        yield from ui.tap(rid="send")
+
+
+class CrossBirthdayWishToMessage(Task):
+    """Get a birthday wish from the assistant and text it to the person."""
+
+    template = "Ask the Assistant for a birthday wish for {name} and send it to {name} in Messages."
+    app_names = ("assistant", "messages")
+    category = "cross-app"
+    complexity = 9.0
+    schema = {"name": Param(str, choices=PEOPLE)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        phone.system.clipboard = f"Happy birthday, {self.params['name']}! Ref: BD-000000"
+
+    def check(self, phone: MockPhone) -> float:
+        fresh = [r.strip() for r in _fresh(phone, f"Happy birthday, {self.params['name']}")]
+        sent = phone.state("messages").sent_to(self.params["name"])
+        return fraction(bool(fresh), any(s.strip() in fresh for s in sent))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", f"Write a birthday wish for {self.params['name']}")
+        yield from ui.tap(rid="send")
+        yield from _copy_last(ui)
+        yield from ui.open("messages")
+        yield from ui.tap(rid="start_chat")
+        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.long_press(rid="compose")
+        yield from ui.tap(rid="send")
+
+
+class CrossContactNumberToNote(Task):
+    """Copy a contact's number (long-press) into a new note."""
+
+    template = "Save {name}'s phone number in a new note titled \"{name}\"."
+    app_names = ("contacts", "notes")
+    category = "cross-app"
+    complexity = 7.0
+    schema = {"name": Param(str, choices=PEOPLE)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        phone.system.clipboard = "+1 555-000-0000"
+
+    def check(self, phone: MockPhone) -> float:
+        number = phone.state("contacts").find(self.params["name"]).phone
+        note = phone.state("notes").find(self.params["name"])
+        return float(note is not None and number in note.body)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("contacts")
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.long_press(rid="phone")
+        yield from ui.open("notes")
+        yield from ui.tap(rid="new_note")
+        yield from ui.type_into("title", self.params["name"])
+        yield from ui.long_press(rid="body")
+        yield from ui.tap(rid="save")
+
+
+class CrossPriceToMessage(Task):
+    """Look up a product price in Shop and text it to someone."""
+
+    template = "Find the price of the {item} in Shop and text it to {name}."
+    app_names = ("shop", "messages")
+    category = "cross-app"
+    complexity = 8.0
+    schema = {"item": Param(str, choices=("Yoga Mat", "Desk Lamp", "Backpack")), "name": Param(str, choices=PEOPLE)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+
+    def check(self, phone: MockPhone) -> float:
+        price = f"${phone.state('shop').product(self.params['item']).price}"
+        return float(any(price in s for s in phone.state("messages").sent_to(self.params["name"])))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("shop")
+        yield from ui.type_into("search", self.params["item"])
+        yield from ui.key("enter")
+        yield from ui.tap(text=self.params["item"])
+        price = ui.find(rid="price").text
+        yield from ui.open("messages")
+        yield from ui.tap(rid="start_chat")
+        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.tap(text=self.params["name"])
+        yield from ui.type_into("compose", f"The {self.params['item']} costs {price}")
+        yield from ui.tap(rid="send")
+
+
+class CrossEventToAlarm(Task):
+    """Read an event time in Calendar and set an alarm one hour before it."""
+
+    template = "Set an alarm one hour before my \"{title}\" event."
+    app_names = ("calendar", "clock")
+    category = "cross-app"
+    complexity = 7.0
+    schema = {"title": Param(str, choices=("Flight to Chengdu", "Job interview", "Marathon"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        hour = 7 + phone.seed % 5
+        phone.app("calendar").state.events.append(Event(self.params["title"], "2026-03-06", f"{hour:02d}:40"))
+
+    def check(self, phone: MockPhone) -> float:
+        event = phone.state("calendar").find(self.params["title"])
+        h, m = (int(v) for v in event.time.split(":"))
+        alarm = phone.state("clock").find(f"{h - 1:02d}:{m:02d}")
+        return float(alarm is not None and alarm.enabled)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("calendar")
+        yield from ui.tap(text=self.params["title"])
+        when = ui.find(rid="event_when").text.split("· ")[1]
+        h, m = (int(v) for v in when.split(":"))
+        yield from ui.open("clock")
+        yield from ui.tap(rid="add_alarm")
+        yield from ui.type_into("hour", str(h - 1))
+        yield from ui.type_into("minute", str(m))
+        yield from ui.tap(rid="save")
+
+
+class CrossEmailSummaryToNote(Task):
+    """Three apps: read an email, have the assistant summarize it, save the fresh summary as a note."""
+
+    template = ("Ask the Assistant to summarize the \"{subject}\" email and save the summary in a new note "
+                "titled \"Summary\".")
+    app_names = ("mail", "assistant", "notes")
+    category = "cross-app"
+    complexity = 12.0
+    schema = {"subject": Param(str, choices=("Quarterly report", "Team offsite", "Welcome aboard"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        mail = phone.app("mail").state
+        mail.emails = [e for e in mail.emails if e.subject != self.params["subject"]]
+        mail.emails.append(Email(96, "lead@example.com", mail.me, self.params["subject"],
+                                 dict(SUBJECTS)[self.params["subject"]]))
+        phone.system.clipboard = "Summary (3 words): Old notes. Ref: SM-000000"
+
+    def check(self, phone: MockPhone) -> float:
+        body = phone.state("mail").by_subject(self.params["subject"]).body
+        fresh = [r.strip() for r in _fresh(phone, f"{body.split('.')[0].strip()}. Ref: SM-")]
+        note = phone.state("notes").find("Summary")
+        return fraction(bool(fresh), note is not None and note.body.strip() in fresh)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("mail")
+        yield from ui.tap(text=self.params["subject"])
+        body = ui.find(rid="body").text
+        yield from ui.open("assistant")
+        yield from ui.type_into("prompt", f"Summarize: {body}")
+        yield from ui.tap(rid="send")
+        yield from _copy_last(ui)
+        yield from ui.open("notes")
+        yield from ui.tap(rid="new_note")
+        yield from ui.type_into("title", "Summary")
+        yield from ui.long_press(rid="body")
+        yield from ui.tap(rid="save")
+
+
+TASKS = (
+    AssistantLeaveRequest, AssistantSummarize, CrossBirthdayWishToMessage, CrossContactNumberToNote,
+    CrossEmailSummaryToNote, CrossEventToAlarm, CrossLeaveRequestToMail, CrossLeaveRequestToNote,
+    CrossPriceToMessage,
+)

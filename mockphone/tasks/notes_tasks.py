@@ -1,0 +1,267 @@
+"""Notes and Clock tasks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from datalake.types import Action
+
+from mockphone.apps.clock import Alarm
+from mockphone.apps.notes import Note
+from mockphone.tasks.base import Param, Task, fraction
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+TITLES = ("Shopping list", "Project plan", "Packing list", "Call log")
+BODIES = ("Buy batteries and tape", "Draft the budget by Friday", "Passport, charger, socks", "Call the landlord at 5")
+
+
+class NotesCreate(Task):
+    """Create a note with a given title and body."""
+
+    template = "Create a note titled \"{title}\" with the text \"{body}\"."
+    app_names = ("notes",)
+    complexity = 3.0
+    schema = {"title": Param(str, choices=TITLES), "body": Param(str, choices=BODIES)}
+
+    def check(self, phone: MockPhone) -> float:
+        note = phone.state("notes").find(self.params["title"])
+        return fraction(note is not None, note is not None and note.body.strip() == self.params["body"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("notes")
+        yield from ui.tap(rid="new_note")
+        yield from ui.type_into("title", self.params["title"])
+        yield from ui.type_into("body", self.params["body"])
+        yield from ui.tap(rid="save")
+
+
+class NotesAppend(Task):
+    """Add a line at the end of an existing note, keeping what was there."""
+
+    template = "Add the line \"{line}\" to the end of the note \"{title}\"."
+    app_names = ("notes",)
+    complexity = 3.0
+    schema = {"title": Param(str, choices=TITLES), "line": Param(str, choices=BODIES)}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("notes").state.notes.insert(1, Note(self.params["title"], "First item"))
+
+    def check(self, phone: MockPhone) -> float:
+        note = phone.state("notes").find(self.params["title"])
+        if note is None:
+            return 0.0
+        lines = [ln.strip() for ln in note.body.strip().split("\n")]
+        return fraction(lines[0] == "First item", lines[-1] == self.params["line"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("notes")
+        yield from ui.tap(text=self.params["title"])
+        yield from ui.type_into("body", "\n" + self.params["line"], clear=False)
+        yield from ui.tap(rid="save")
+
+
+class NotesDelete(Task):
+    """Delete one note by long-pressing it in the list."""
+
+    template = "Delete the note \"{title}\"."
+    app_names = ("notes",)
+    complexity = 2.0
+    schema = {"title": Param(str, choices=TITLES)}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("notes").state.notes.insert(2, Note(self.params["title"], "Old content"))
+
+    def check(self, phone: MockPhone) -> float:
+        notes = phone.state("notes").notes
+        return float(all(n.title != self.params["title"] for n in notes) and len(notes) == 5)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("notes")
+        yield from ui.long_press(text=self.params["title"])
+        yield from ui.tap(text="DELETE")
+
+
+class NotesRename(Task):
+    """Change a note's title, keeping its body."""
+
+    template = "Rename the note \"{old}\" to \"{new}\"."
+    app_names = ("notes",)
+    complexity = 3.0
+    schema = {"old": Param(str, choices=("Draft", "Untitled")), "new": Param(str, choices=TITLES)}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("notes").state.notes.insert(0, Note(self.params["old"], "Keep this text"))
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("notes")
+        note = state.find(self.params["new"])
+        return fraction(note is not None and note.body == "Keep this text", state.find(self.params["old"]) is None)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("notes")
+        yield from ui.tap(text=self.params["old"])
+        yield from ui.type_into("title", self.params["new"], clear=True)
+        yield from ui.tap(rid="save")
+
+
+class NotesAnswerContent(Task):
+    """Information retrieval: read a note's text back."""
+
+    template = "What does my note \"{title}\" say? Answer with its text."
+    app_names = ("notes",)
+    complexity = 2.0
+    schema = {"title": Param(str, choices=TITLES)}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("notes").state.notes.insert(2, Note(self.params["title"], BODIES[phone.seed % len(BODIES)]))
+
+    def check(self, phone: MockPhone) -> float:
+        body = phone.state("notes").find(self.params["title"]).body
+        return float(any(body.lower() in a.lower() for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("notes")
+        yield from ui.tap(text=self.params["title"])
+        yield Action("answer", text=ui.find(rid="body").text)
+
+
+HOURS = (5, 6, 7, 8, 10, 13, 17, 21)
+MINUTES = (0, 5, 15, 20, 45, 50)
+
+
+class ClockAddAlarm(Task):
+    """Create an alarm at a given time (24-hour)."""
+
+    template = "Set an alarm for {hour:02d}:{minute:02d}."
+    app_names = ("clock",)
+    complexity = 3.0
+    schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59)}
+
+    def check(self, phone: MockPhone) -> float:
+        alarm = phone.state("clock").find(f"{self.params['hour']:02d}:{self.params['minute']:02d}")
+        return float(alarm is not None and alarm.enabled)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(rid="add_alarm")
+        yield from ui.type_into("hour", str(self.params["hour"]))
+        yield from ui.type_into("minute", str(self.params["minute"]))
+        yield from ui.tap(rid="save")
+
+
+class ClockAddLabeledAlarm(Task):
+    """Create an alarm with a label; both time and label are checked."""
+
+    template = "Create an alarm at {hour:02d}:{minute:02d} labelled \"{label}\"."
+    app_names = ("clock",)
+    complexity = 4.0
+    schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59),
+              "label": Param(str, choices=("Take pills", "Pick up kids", "Stand-up", "Water plants"))}
+
+    def check(self, phone: MockPhone) -> float:
+        alarm = phone.state("clock").find(f"{self.params['hour']:02d}:{self.params['minute']:02d}")
+        return fraction(alarm is not None, alarm is not None and alarm.label == self.params["label"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(rid="add_alarm")
+        yield from ui.type_into("hour", str(self.params["hour"]))
+        yield from ui.type_into("minute", str(self.params["minute"]))
+        yield from ui.type_into("label", self.params["label"])
+        yield from ui.tap(rid="save")
+
+
+class ClockDisableAlarm(Task):
+    """Switch off one alarm; the other alarms keep their state."""
+
+    template = "Turn off the {time} alarm."
+    app_names = ("clock",)
+    complexity = 2.0
+    schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        state = phone.app("clock").state
+        state.alarms = [Alarm(6, 45), Alarm(7, 10), Alarm(8, 20)]
+
+    def check(self, phone: MockPhone) -> float:
+        alarms = phone.state("clock").alarms
+        return float(all(a.enabled == (a.time != self.params["time"]) for a in alarms) and len(alarms) == 3)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(text=self.params["time"])
+
+
+class ClockDeleteAlarm(Task):
+    """Delete one alarm."""
+
+    template = "Delete the {time} alarm."
+    app_names = ("clock",)
+    complexity = 2.0
+    schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("clock").state.alarms = [Alarm(6, 45), Alarm(7, 10), Alarm(8, 20)]
+
+    def check(self, phone: MockPhone) -> float:
+        times = [a.time for a in phone.state("clock").alarms]
+        return float(self.params["time"] not in times and len(times) == 2)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(text=f"Delete {self.params['time']}")
+
+
+class ClockAnswerEarliest(Task):
+    """Information retrieval: the earliest alarm that is switched on (off ones do not count)."""
+
+    template = "What time is my earliest alarm that is turned on? Answer as HH:MM."
+    app_names = ("clock",)
+    complexity = 2.0
+    schema = {}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.app("clock").state.alarms = [Alarm(5, 30, enabled=False), Alarm(6 + phone.seed % 3, 45),
+                                           Alarm(9, 0)]
+
+    def check(self, phone: MockPhone) -> float:
+        first = min((a for a in phone.state("clock").alarms if a.enabled), key=lambda a: (a.hour, a.minute))
+        return float(any(first.time in a or f"{first.hour}:{first.minute:02d}" == a.strip()
+                         for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        for row in ui.find_all("alarm_switch"):
+            kids = [e for e in ui.elements() if e.parent == row.index]
+            switch = next(e for e in kids if e.class_name == "android.widget.Switch")
+            if switch.checked:
+                yield Action("answer", text=kids[0].text)
+                return
+
+
+class ClockStartTimer(Task):
+    """Start a countdown timer of N minutes."""
+
+    template = "Start a {minutes}-minute timer."
+    app_names = ("clock",)
+    complexity = 3.0
+    schema = {"minutes": Param(int, choices=(3, 5, 10, 25), min=1, max=120)}
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("clock")
+        return float(state.timer_end_s is not None and state.timer_set_s == self.params["minutes"] * 60)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(rid="timer_tab")
+        yield from ui.type_into("minutes", str(self.params["minutes"]))
+        yield from ui.tap(rid="start")
+
+
+TASKS = (
+    ClockAddAlarm, ClockAddLabeledAlarm, ClockAnswerEarliest, ClockDeleteAlarm, ClockDisableAlarm,
+    ClockStartTimer, NotesAnswerContent, NotesAppend, NotesCreate, NotesDelete, NotesRename,
+)

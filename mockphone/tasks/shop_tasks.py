@@ -1,0 +1,258 @@
+"""Shop tasks: searching with a price range that must really be applied, sorting, cart and checkout."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from datalake.types import Action
+from mockphone.tasks.base import Param, Task, fraction
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+QUERIES = ("headphones", "earbuds", "speaker")
+ITEMS = ("Yoga Mat", "Desk Lamp", "Backpack", "USB-C Charger", "French Press")
+ADDRESSES = ("8 Elm Street", "221B Baker Street", "1 Infinite Loop")
+
+
+def _search(ui: UI, query: str) -> Iterator[Action]:
+    yield from ui.open("shop")
+    yield from ui.type_into("search", query)
+    yield from ui.key("enter")
+
+
+def _filter(ui: UI, max_price: int) -> Iterator[Action]:
+    yield from ui.tap(rid="filter")
+    yield from ui.type_into("max_price", str(max_price), clear=True)
+    yield from ui.tap(rid="apply")
+
+
+def _checkout(ui: UI) -> Iterator[Action]:
+    yield from ui.tap(rid="cart")
+    yield from ui.tap(rid="checkout")
+    yield from ui.tap(rid="place_order")
+    yield from ui.tap(text="CONFIRM")
+
+
+def _open_product(ui: UI, name: str) -> Iterator[Action]:
+    yield from _search(ui, name)
+    yield from ui.tap(text=name)
+
+
+class ShopSearchPriceRange(Task):
+    """Search and apply a maximum price: a search without the filter scores 0.5."""
+
+    template = "In Shop, find {query} that cost at most ${max_price}."
+    app_names = ("shop",)
+    complexity = 4.0
+    schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, choices=(50, 70, 100), min=1, max=1000)}
+
+    def check(self, phone: MockPhone) -> float:
+        s = phone.state("shop").search
+        searched = s is not None and self.params["query"].rstrip("s") in s.query.lower()
+        return fraction(searched, searched and s.max_price is not None and 0 < s.max_price <= self.params["max_price"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _search(ui, self.params["query"])
+        yield from _filter(ui, self.params["max_price"])
+
+
+class ShopBuyBestRatedUnder(Task):
+    """Buy the highest-rated matching product within budget (needs the filter and the rating sort, or care)."""
+
+    template = "Buy the highest-rated {query} that costs at most ${max_price}."
+    app_names = ("shop",)
+    complexity = 8.0
+    schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, choices=(70, 100, 150), min=1, max=1000)}
+
+    def _target(self, state) -> str:
+        words = self.params["query"].rstrip("s")
+        fits = [p for p in state.products if words in p.name.lower() and p.price <= self.params["max_price"]]
+        return sorted(fits, key=lambda p: (-p.rating, p.name))[0].name
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("shop")
+        return float(len(state.orders) == 1 and state.orders[0].items == {self._target(state): 1})
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _search(ui, self.params["query"])
+        yield from _filter(ui, self.params["max_price"])
+        yield from ui.tap(rid="sort")
+        yield from ui.tap(text="Rating")
+        first = ui.find_all("product_row")[0]
+        title = next(e for e in ui.elements() if e.parent == first.index)
+        yield from ui.tap(text=title.text)
+        yield from ui.tap(rid="add_to_cart")
+        yield from _checkout(ui)
+
+
+class ShopSortCategory(Task):
+    """Open a category and sort it by price."""
+
+    template = "Show {category} products in Shop sorted by price, {order}."
+    app_names = ("shop",)
+    complexity = 3.0
+    schema = {"category": Param(str, choices=("audio", "sports", "home", "travel")),
+              "order": Param(str, choices=("low to high", "high to low"))}
+
+    def check(self, phone: MockPhone) -> float:
+        s = phone.state("shop").search
+        return fraction(s is not None and s.category == self.params["category"],
+                        s is not None and s.sort == f"Price: {self.params['order']}")
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("shop")
+        yield from ui.tap(rid=f"cat_{self.params['category']}")
+        yield from ui.tap(rid="sort")
+        yield from ui.tap(text=f"Price: {self.params['order']}")
+
+
+class ShopAddToCart(Task):
+    """Put one product in the cart (no order)."""
+
+    template = "Add a {item} to my Shop cart."
+    app_names = ("shop",)
+    complexity = 3.0
+    schema = {"item": Param(str, choices=ITEMS)}
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("shop")
+        pid = state.product(self.params["item"]).pid
+        return float(state.cart.get(pid, 0) >= 1 and not state.orders)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_product(ui, self.params["item"])
+        yield from ui.tap(rid="add_to_cart")
+
+
+class ShopBuyItem(Task):
+    """Order exactly one product through checkout and its confirmation dialog."""
+
+    template = "Order one {item} from Shop."
+    app_names = ("shop",)
+    complexity = 6.0
+    schema = {"item": Param(str, choices=ITEMS)}
+
+    def check(self, phone: MockPhone) -> float:
+        orders = phone.state("shop").orders
+        return float(len(orders) == 1 and orders[0].items == {self.params["item"]: 1})
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_product(ui, self.params["item"])
+        yield from ui.tap(rid="add_to_cart")
+        yield from _checkout(ui)
+
+
+class ShopBuyTwo(Task):
+    """Order a quantity of two of one product."""
+
+    template = "Order two {item}s from Shop in a single order."
+    app_names = ("shop",)
+    complexity = 6.0
+    schema = {"item": Param(str, choices=ITEMS)}
+
+    def check(self, phone: MockPhone) -> float:
+        orders = phone.state("shop").orders
+        return float(len(orders) == 1 and orders[0].items == {self.params["item"]: 2})
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_product(ui, self.params["item"])
+        yield from ui.tap(rid="add_to_cart")
+        yield from ui.tap(rid="add_to_cart")
+        yield from _checkout(ui)
+
+
+class ShopRemoveFromCart(Task):
+    """Remove one of two products from the cart, keeping the other."""
+
+    template = "Remove the {item} from my Shop cart but keep everything else."
+    app_names = ("shop",)
+    complexity = 3.0
+    schema = {"item": Param(str, choices=ITEMS[:3])}
+
+    def setup(self, phone: MockPhone) -> None:
+        state = phone.app("shop").state
+        state.cart = {state.product(self.params["item"]).pid: 1, state.product("Water Bottle").pid: 1}
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("shop")
+        return fraction(state.product(self.params["item"]).pid not in state.cart,
+                        state.product("Water Bottle").pid in state.cart)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("shop")
+        yield from ui.tap(rid="cart")
+        yield from ui.tap(text=f"Remove {self.params['item']}")
+
+
+class ShopShipToAddress(Task):
+    """Check out the cart to a different delivery address."""
+
+    template = "Check out my Shop cart with delivery to \"{address}\"."
+    app_names = ("shop",)
+    complexity = 5.0
+    schema = {"address": Param(str, choices=ADDRESSES)}
+
+    def setup(self, phone: MockPhone) -> None:
+        state = phone.app("shop").state
+        state.cart = {state.product("Desk Lamp").pid: 1}
+
+    def check(self, phone: MockPhone) -> float:
+        orders = phone.state("shop").orders
+        return fraction(len(orders) == 1, len(orders) == 1 and orders[0].address == self.params["address"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("shop")
+        yield from ui.tap(rid="cart")
+        yield from ui.tap(rid="checkout")
+        yield from ui.type_into("address", self.params["address"], clear=True)
+        yield from ui.tap(rid="place_order")
+        yield from ui.tap(text="CONFIRM")
+
+
+class ShopAnswerTopRated(Task):
+    """Information retrieval: the best-rated product of a category (sort by rating, read the first)."""
+
+    template = "Which {category} product has the highest rating in Shop? Answer with its name."
+    app_names = ("shop",)
+    complexity = 4.0
+    schema = {"category": Param(str, choices=("audio", "sports", "home", "travel", "electronics"))}
+
+    def check(self, phone: MockPhone) -> float:
+        state = phone.state("shop")
+        best = sorted((p for p in state.products if p.category == self.params["category"]),
+                      key=lambda p: (-p.rating, p.name))[0]
+        return float(any(a.strip().lower() == best.name.lower() for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("shop")
+        yield from ui.tap(rid=f"cat_{self.params['category']}")
+        yield from ui.tap(rid="sort")
+        yield from ui.tap(text="Rating")
+        first = ui.find_all("product_row")[0]
+        yield Action("answer", text=next(e.text for e in ui.elements() if e.parent == first.index))
+
+
+class ShopAnswerPrice(Task):
+    """Information retrieval: answer with a product's price."""
+
+    template = "How much does the {item} cost in Shop? Answer with the price."
+    app_names = ("shop",)
+    complexity = 2.0
+    schema = {"item": Param(str, choices=ITEMS)}
+
+    def check(self, phone: MockPhone) -> float:
+        price = phone.state("shop").product(self.params["item"]).price
+        answers = phone.system_state().answers
+        return float(any(str(price) in a.replace("$", " ").split() or a.strip() == f"${price}" for a in answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_product(ui, self.params["item"])
+        yield Action("answer", text=ui.find(rid="price").text)
+
+
+TASKS = (
+    ShopAddToCart, ShopAnswerPrice, ShopAnswerTopRated, ShopBuyBestRatedUnder, ShopBuyItem, ShopBuyTwo,
+    ShopRemoveFromCart, ShopSearchPriceRange, ShopShipToAddress, ShopSortCategory,
+)

@@ -1,0 +1,156 @@
+"""Tasks about the phone itself (notification shade, quick settings) and a few more single-app look-ups."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from datalake.types import Action
+from mockphone.apps.bank import Transaction, money
+from mockphone.apps.messages import Message
+from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks.comm_tasks import FIXED, ensure_people
+
+if TYPE_CHECKING:
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+
+
+def _open_shade(ui: UI) -> Iterator[Action]:
+    d = ui.phone.display
+    yield Action("swipe", x=d.width // 2, y=d.status_h // 2, x2=d.width // 2, y2=d.height // 2)
+
+
+class NotificationReply(Task):
+    """Open a message notification from the shade and reply in that thread."""
+
+    template = "Reply \"{text}\" to the person whose message notification just arrived."
+    app_names = ("messages",)
+    complexity = 4.0
+    schema = {"text": Param(str, choices=("Yes, see you there", "Give me 5 minutes", "Call you later"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_people(phone)
+        sender = FIXED[phone.seed % len(FIXED)]
+        phone.app("messages").state.thread(sender).append(Message(sender, "Are you coming tonight?"))
+        messages = "com.google.android.apps.messaging"
+        phone.nav.notify(messages, sender, "Are you coming tonight?", "thread", contact=sender)
+        self._sender = sender
+
+    def check(self, phone: MockPhone) -> float:
+        return float(self.params["text"] in phone.state("messages").sent_to(self._sender))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_shade(ui)
+        yield from ui.tap(rid="notification")
+        yield from ui.type_into("compose", self.params["text"])
+        yield from ui.tap(rid="send")
+
+
+class NotificationsClearAll(Task):
+    """Clear every notification from the shade."""
+
+    template = "Clear all my notifications."
+    app_names = ("settings",)
+    complexity = 2.0
+    schema = {}
+
+    def setup(self, phone: MockPhone) -> None:
+        phone.nav.notify("com.phoneloop.mail", "New email", "Invoice #4521")
+        phone.nav.notify("com.phoneloop.shop", "Flash sale", "20% off headphones")
+
+    def check(self, phone: MockPhone) -> float:
+        return float(not phone.system_state().notifications)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_shade(ui)
+        yield from ui.tap(rid="clear_all")
+
+
+class QuickSettingsAirplaneMode(Task):
+    """Turn airplane mode on from the quick settings in the notification shade, then close the shade."""
+
+    template = "Use quick settings to turn on airplane mode, then close the notification shade."
+    app_names = ("settings",)
+    complexity = 2.0
+    schema = {}
+
+    def check(self, phone: MockPhone) -> float:
+        return fraction(phone.system_state().flag("global/airplane_mode_on"), phone.nav.overlay is None)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from _open_shade(ui)
+        yield from ui.tap(rid="qs_airplane")
+        yield from ui.key("back")
+
+
+class ClockCancelTimer(Task):
+    """Cancel a running timer."""
+
+    template = "Cancel the running timer."
+    app_names = ("clock",)
+    complexity = 2.0
+    schema = {}
+
+    def setup(self, phone: MockPhone) -> None:
+        state = phone.app("clock").state
+        state.timer_set_s, state.timer_end_s = 600, phone.system.clock_s + 600
+
+    def check(self, phone: MockPhone) -> float:
+        return float(phone.state("clock").timer_end_s is None)
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("clock")
+        yield from ui.tap(rid="timer_tab")
+        yield from ui.tap(rid="cancel")
+
+
+class FilesAnswerSize(Task):
+    """Information retrieval: report a file's size."""
+
+    template = "How large is {name} in the Download folder? Answer in kB."
+    app_names = ("files",)
+    complexity = 3.0
+    schema = {"name": Param(str, choices=("boarding_pass.pdf", "setup.apk", "menu.pdf"))}
+
+    def check(self, phone: MockPhone) -> float:
+        size = str(phone.state("files").find(self.params["name"]).size_kb)
+        return float(any(size in a.replace("kB", " ").split() for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("files")
+        yield from ui.tap(text="Download")
+        row = next(e for e in ui.elements() if e.text == self.params["name"])
+        size = next(e.text for e in ui.elements() if e.parent == row.parent and e.resource_id == "android:id/summary")
+        yield Action("answer", text=size)
+
+
+class BankAnswerSpending(Task):
+    """Information retrieval: how much a card payment was, from recent activity."""
+
+    template = "How much did I pay at {shop}? Answer with the amount."
+    app_names = ("bank",)
+    complexity = 3.0
+    schema = {"shop": Param(str, choices=("Coffee Corner", "Bookshop", "Pharmacy"))}
+
+    def setup(self, phone: MockPhone) -> None:
+        history = phone.app("bank").state.history
+        history[:] = [t for t in history if t.description != self.params["shop"]]
+        history.insert(0, Transaction("card", self.params["shop"], -(1234 + 111 * phone.seed % 5000)))
+
+    def check(self, phone: MockPhone) -> float:
+        paid = next(t for t in phone.state("bank").history if t.description == self.params["shop"])
+        want = money(-paid.amount).lstrip("$")
+        return float(any(want in a for a in phone.system_state().answers))
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("bank")
+        yield from ui.tap(rid="history")
+        row = next(e for e in ui.elements() if e.text == self.params["shop"])
+        yield Action("answer", text=next(e.text for e in ui.elements()
+                                         if e.parent == row.parent and e.resource_id == "android:id/text2"))
+
+
+TASKS = (
+    BankAnswerSpending, ClockCancelTimer, FilesAnswerSize, NotificationReply, NotificationsClearAll,
+    QuickSettingsAirplaneMode,
+)
