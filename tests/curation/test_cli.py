@@ -59,3 +59,27 @@ def test_list_ops_names_every_op():
     ops = json.loads(result.output)
     assert {"filter", "dedup_near", "redact", "mix", "balance"} <= set(ops)
     assert all(info["doc"] for info in ops.values())
+
+
+def test_push_sends_the_version_to_the_hub_with_its_tag(lake_dir, hub, monkeypatch):
+    from huggingface_hub import HfApi
+
+    invoke("curate", DEFAULT, "--lake", lake_dir)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir, "--json")
+    assert result.exit_code == 0, result.output
+    pushed = json.loads(result.stdout)  # huggingface_hub draws its progress bars on stderr
+    assert pushed["tag"] == "v1"
+    files = HfApi(endpoint=hub.url, token=hub.token).list_repo_files("phoneloop/demo", repo_type="dataset",
+                                                                    revision="v1")
+    assert "README.md" in files and any(f.startswith("sft/") for f in files)
+
+
+def test_push_without_a_token_says_so_and_sends_nothing(lake_dir, hub, monkeypatch):
+    invoke("curate", DEFAULT, "--lake", lake_dir)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir)
+    assert result.exit_code == 2 and "HF_TOKEN" in result.output
+    assert hub.requests == []
