@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev
+scripts/system-deps.sh
 status=0
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?
 if [ "$status" -eq 5 ]; then

@@ -1,0 +1,53 @@
+"""Bearer-token and webhook-secret checks, as FastAPI dependencies (so OpenAPI documents them).
+
+- Non-GET routes always need ``Authorization: Bearer <PHONELOOP_API_TOKEN>``; with no token
+  configured they answer 503 (the service refuses writes rather than run them unguarded).
+- GET routes need it too when ``PHONELOOP_API_AUTH_READS`` is on (``/health`` never does).
+- The Label Studio webhook authenticates with ``X-Webhook-Secret`` instead (Label Studio
+  sends fixed headers, not a rotating bearer token); no secret configured -> 503.
+Comparisons are constant-time (``hmac.compare_digest``). The checks are ``async`` (they never
+block), so FastAPI runs them on the event loop instead of a thread pool.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from api.settings import ApiSettings
+
+WEBHOOK_HEADER = "X-Webhook-Secret"
+
+_bearer = HTTPBearer(auto_error=False, description="PHONELOOP_API_TOKEN")
+_webhook_secret = APIKeyHeader(name=WEBHOOK_HEADER, auto_error=False, description="PHONELOOP_WEBHOOK_SECRET")
+
+
+def _settings(request: Request) -> ApiSettings:
+    return request.app.state.settings
+
+
+def _same(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+async def require_token(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+    token = _settings(request).token
+    if token is None:
+        raise HTTPException(503, "this route needs PHONELOOP_API_TOKEN to be set on the server")
+    if credentials is None or not _same(credentials.credentials, token):
+        raise HTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+
+
+async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+    if _settings(request).auth_reads:
+        await require_token(request, credentials)
+
+
+async def webhook_access(request: Request, secret: str | None = Depends(_webhook_secret)) -> None:
+    expected = _settings(request).webhook_secret
+    if expected is None:
+        raise HTTPException(503, "the webhook needs PHONELOOP_WEBHOOK_SECRET to be set on the server")
+    if not _same(secret, expected):
+        raise HTTPException(401, f"missing or wrong {WEBHOOK_HEADER} header")

@@ -1,0 +1,57 @@
+"""Settings of the HTTP service, read from the environment (the CLI's options override host/port).
+
+| variable | meaning | default |
+|---|---|---|
+| ``PHONELOOP_API_TOKEN`` | bearer token for every non-GET route (and every route with ``PHONELOOP_API_AUTH_READS``) | unset: non-GET routes answer 503 |
+| ``PHONELOOP_API_AUTH_READS`` | ``1`` also requires the token on GET routes (``/health`` stays open) | ``0`` |
+| ``PHONELOOP_WEBHOOK_SECRET`` | the secret Label Studio sends in ``X-Webhook-Secret`` | unset: the webhook answers 503 |
+| ``PHONELOOP_SQL_ROW_LIMIT`` | most rows ``POST /api/sql`` returns | ``1000`` |
+| ``PHONELOOP_SQL_TIMEOUT_S`` | a query running longer is interrupted | ``5`` |
+| ``PHONELOOP_API_REFRESH_S`` | how often reads look for new lake versions | ``2`` |
+| ``PHONELOOP_FRAME_CACHE_MB`` | PNG bytes kept in memory (frames never change) | ``256`` |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from api.errors import InvalidSettings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    token: str | None = None  # bearer token; None disables every route that needs one (503)
+    auth_reads: bool = False  # require the token on GET routes too
+    webhook_secret: str | None = None  # Label Studio's X-Webhook-Secret; None disables the webhook (503)
+    sql_row_limit: int = 1000
+    sql_timeout_s: float = 5.0
+    refresh_s: float = 2.0
+    frame_cache_mb: int = 256
+
+    def __post_init__(self) -> None:
+        if self.sql_row_limit < 1:
+            raise InvalidSettings(f"sql_row_limit must be at least 1, got {self.sql_row_limit}")
+        if self.sql_timeout_s <= 0:
+            raise InvalidSettings(f"sql_timeout_s must be positive, got {self.sql_timeout_s}")
+        if self.auth_reads and not self.token:
+            raise InvalidSettings("PHONELOOP_API_AUTH_READS is set but PHONELOOP_API_TOKEN is not")
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> ApiSettings:
+        env = os.environ if env is None else env
+        try:
+            return cls(
+                token=env.get("PHONELOOP_API_TOKEN") or None,
+                auth_reads=env.get("PHONELOOP_API_AUTH_READS", "0").lower() in ("1", "true", "yes"),
+                webhook_secret=env.get("PHONELOOP_WEBHOOK_SECRET") or None,
+                sql_row_limit=int(env.get("PHONELOOP_SQL_ROW_LIMIT", "1000")),
+                sql_timeout_s=float(env.get("PHONELOOP_SQL_TIMEOUT_S", "5")),
+                refresh_s=float(env.get("PHONELOOP_API_REFRESH_S", "2")),
+                frame_cache_mb=int(env.get("PHONELOOP_FRAME_CACHE_MB", "256")),
+            )
+        except ValueError as exc:
+            raise InvalidSettings(f"bad API setting in the environment: {exc}") from None

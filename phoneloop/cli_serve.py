@@ -1,0 +1,37 @@
+"""`phoneloop serve`: the HTTP service and trajectory viewer over a lake (api/)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from api.errors import InvalidSettings
+from api.settings import DEFAULT_HOST, DEFAULT_PORT
+from datalake.errors import LakeError
+from phoneloop.output import err_console
+
+
+def serve(
+    lake: Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI.")] = "./lake",
+    host: Annotated[str, typer.Option(help="Address to bind; keep 127.0.0.1 unless a proxy adds TLS.")] = DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="TCP port.")] = DEFAULT_PORT,
+) -> None:
+    """Serve the lake over HTTP: JSON API, frames, read-only SQL, Label Studio webhook, viewer.
+
+    Tokens come from the environment: PHONELOOP_API_TOKEN (needed by POST routes),
+    PHONELOOP_WEBHOOK_SECRET (the webhook), PHONELOOP_API_AUTH_READS=1 (token on GETs too).
+
+    Example: PHONELOOP_API_TOKEN=s3cret phoneloop serve --lake ./lake --port 8765
+    """
+    import uvicorn
+
+    from api.app import create_app
+
+    try:
+        app = create_app(lake)
+    except (LakeError, InvalidSettings) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    err_console.print(f"phoneloop serving {lake} on http://{host}:{port}/episodes (API docs at /docs)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

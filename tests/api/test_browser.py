@@ -1,0 +1,87 @@
+"""The viewer in a real browser: Debian's headless Chromium driven by Playwright.
+
+Chromium comes from scripts/system-deps.sh (called by scripts/test.sh), never from
+`playwright install`. The screenshot of the page is saved next to the test's tmp files.
+"""
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.api.conftest import gestures_episode
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
+
+
+@pytest.fixture(scope="module")
+def page():
+    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh (scripts/test.sh does)"
+    profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
+                                                       viewport={"width": 1000, "height": 900})
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_episode_page_renders_screenshots_and_overlays(page, live_server, tmp_path):
+    page.goto(f"{live_server}/episodes/{gestures_episode().episode_id}")
+    first = page.locator("#step-0")
+    img = first.locator("img")
+    img.wait_for()
+    page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+    assert img.evaluate("i => i.naturalWidth") == 108
+    box = img.bounding_box()
+    assert box["width"] > 100 and box["height"] > 200
+    dot = first.locator("circle.recorded.dot")
+    correction = first.locator("circle.corrected.dot")
+    target = first.locator("rect.box")
+    for shape in (dot, correction, target):
+        assert shape.is_visible()
+        shape_box = shape.bounding_box()
+        assert shape_box["width"] > 2 and shape_box["height"] > 2
+        assert box["x"] <= shape_box["x"] and shape_box["x"] + shape_box["width"] <= box["x"] + box["width"] + 1
+    # the tap at (30, 35) of a 108x240 frame lands at that fraction of the displayed image
+    dot_box = dot.bounding_box()
+    cx = dot_box["x"] + dot_box["width"] / 2 - box["x"]
+    assert abs(cx / box["width"] - 30 / 108) < 0.02
+    arrow = page.locator("#step-2 line.recorded.arrow")  # vertical: a zero-width box, so check its length
+    assert arrow.bounding_box()["height"] > 50
+    assert float(arrow.evaluate("l => parseFloat(getComputedStyle(l).strokeWidth)")) > 0
+    assert "key: back" in page.locator("#step-4 svg").text_content()
+    out = tmp_path / "episode.png"
+    page.screenshot(path=str(out), full_page=True)
+    shutil.copy(out, Path(tempfile.gettempdir()) / "phoneloop-viewer.png")  # kept for people to look at
+    assert out.stat().st_size > 10_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_keyboard_moves_between_steps(page, live_server):
+    page.goto(f"{live_server}/episodes/{gestures_episode().episode_id}")
+    page.wait_for_selector("#step-0.current")
+    page.keyboard.press("j")
+    page.keyboard.press("ArrowDown")
+    assert page.locator(".step.current").get_attribute("id") == "step-2"
+    page.keyboard.press("k")
+    assert page.locator(".step.current").get_attribute("id") == "step-1"
+    assert page.evaluate("location.hash") == "#step-1"
+
+
+def test_episode_list_filters_in_the_browser(page, live_server):
+    page.goto(f"{live_server}/episodes")
+    assert page.locator("#episodes tbody tr").count() == 7
+    page.select_option("select[name=source]", "oracle")
+    page.click("button[type=submit]")
+    page.wait_for_url("**source=oracle**")
+    assert page.locator("#episodes tbody tr").count() == 2
+    page.click("text=Turn on Wi-Fi")
+    page.wait_for_selector("#step-0 img")
+    assert page.locator("#verified-by").text_content() == "verifier"
