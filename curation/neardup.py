@@ -21,14 +21,17 @@ Algorithm (``near_duplicate_pairs``), multi-index hashing by the pigeonhole prin
 5. Expand distinct-hash pairs to member pairs, add the pairs inside each exact-duplicate
    group, and sort.
 
-Cost for n = 1M uniformly random hashes (k chosen automatically): threshold 4 -> 15
-keys of ~21 bits, ~3e6 candidates; threshold 6 -> 28 keys of 16 bits, ~2e8; brute force
-compares 5e11 pairs. The worst case is quadratic: many *distinct* hashes sharing a key
-value (e.g. near-blank screens differing in a few bits) form one long run, compared
-block by block - bounded memory, but ``g**2 / 2`` comparisons for a run of g hashes.
-The output itself is quadratic in the size of an exact-duplicate group (g identical
-hashes yield ``g * (g - 1) / 2`` pairs); ``clusters`` never expands those pairs and
-stays linear in n.
+Cost for n = 1M uniformly random hashes, k chosen automatically, on one core (brute
+force compares 5e11 pairs, ~10 minutes): threshold 2 -> 3 keys of ~21 bits, ~0.5 s;
+threshold 4 -> 15 keys of ~21 bits, ~3e6 candidates, ~1.3 s; threshold 6 -> 28 keys of
+16 bits, ~2e8 candidates, ~5 s (bench/curation_bench.py).
+
+The worst case is quadratic: many *distinct* hashes sharing a key value (e.g. near-blank
+screens differing in a few bits) form one long run, compared block by block - bounded
+memory, but ``g**2 / 2`` comparisons for a run of g hashes. The output itself is
+quadratic in the size of an exact-duplicate group (g identical hashes yield
+``g * (g - 1) / 2`` pairs): past ``max_pairs`` it raises TooManyPairs before allocating
+them. ``clusters`` never expands those pairs and stays linear in n.
 """
 
 from __future__ import annotations
@@ -39,14 +42,19 @@ from math import comb
 
 import numpy as np
 
-__all__ = ["MAX_THRESHOLD", "near_duplicate_pairs", "near_duplicate_pairs_bruteforce", "clusters"]
+__all__ = ["MAX_THRESHOLD", "TooManyPairs", "near_duplicate_pairs", "near_duplicate_pairs_bruteforce", "clusters"]
 
 MAX_THRESHOLD = 10  # a dedup radius beyond ~1/6 of the bits no longer means "near duplicate"
 BIG_RUN = 256  # runs of equal key values longer than this are compared block by block
 BLOCK_CELLS = 1 << 22  # distances held in memory at once by the block comparisons
 MAX_KEYS = 1001  # upper bound on C(threshold + k, k) when choosing k
+MAX_PAIRS = 100_000_000  # default output limit of near_duplicate_pairs (1.6 GB of int64 pairs)
 _U64 = (1 << 64) - 1
-SORT_COST, CANDIDATE_COST = 150.0, 40.0  # ns per hash per key, ns per candidate (measured)
+SORT_COST, CANDIDATE_COST = 70.0, 15.0  # ns per hash per key, ns per candidate (measured, 1M hashes)
+
+
+class TooManyPairs(ValueError):
+    """near_duplicate_pairs would return more pairs than its max_pairs limit."""
 
 
 def _validate(hashes, threshold: int) -> np.ndarray:
@@ -102,7 +110,7 @@ def _first_key_table(m: int, keys: list[tuple[int, ...]]) -> np.ndarray:
 
 
 class _Search:
-    """Step 3-4 state for one threshold: the blocks, the keys and the first-key table."""
+    """Steps 3-4 for one threshold: the blocks, the keys and the first-key table."""
 
     def __init__(self, n: int, threshold: int):
         self.threshold = threshold
@@ -111,8 +119,28 @@ class _Search:
         self.keys = list(itertools.combinations(range(len(self.blocks)), k))
         self.first_key = _first_key_table(len(self.blocks), self.keys)
 
-    def key_mask(self, index: int) -> np.uint64:
-        return np.bitwise_or.reduce([self.blocks[b] for b in self.keys[index]])
+    def sorted_by_key(self, u: np.ndarray, key: int) -> tuple[np.ndarray, np.ndarray]:
+        """(order, key values in that order) of the hashes sorted by the key's bits.
+
+        When the key's bits and an index fit in 64 bits together, the key is packed into
+        the high bits above the index and sorted as plain integers (about twice as fast
+        as an argsort); otherwise the masked hashes are argsorted.
+        """
+        index_bits = max(1, (len(u) - 1).bit_length())
+        widths = [int(self.blocks[b]).bit_count() for b in self.keys[key]]
+        if sum(widths) + index_bits > 64:
+            masked = u & np.bitwise_or.reduce([self.blocks[b] for b in self.keys[key]])
+            order = np.argsort(masked)
+            return order, masked[order]
+        packed = np.zeros(len(u), dtype=np.uint64)
+        for b, width in zip(self.keys[key], widths):
+            shift = np.uint64((int(self.blocks[b]) & -int(self.blocks[b])).bit_length() - 1)
+            packed <<= np.uint64(width)
+            packed |= (u & self.blocks[b]) >> shift
+        packed <<= np.uint64(index_bits)
+        packed |= np.arange(len(u), dtype=np.uint64)
+        packed.sort()
+        return (packed & np.uint64((1 << index_bits) - 1)).astype(np.int64), packed >> np.uint64(index_bits)
 
     def verify(self, x: np.ndarray, key: int) -> np.ndarray:
         """Positions of XORs ``x`` within the threshold whose first agreeing key is ``key``."""
@@ -123,19 +151,29 @@ class _Search:
         return near[self.first_key[agree] == key]
 
 
-def _run_pairs(search: _Search, us, order, starts, lengths, key) -> list:
-    """Verified pairs inside runs of equal key values (steps 3-4 of the module docstring)."""
+def _run_pairs(search: _Search, us: np.ndarray, order: np.ndarray, ks: np.ndarray, key: int) -> list:
+    """Verified pairs inside runs of equal key values ``ks`` (steps 3-4 of the module docstring).
+
+    ``us`` and ``ks`` are the hashes and their key values in sorted order; ``order`` maps
+    sorted positions back to distinct-hash indices.
+    """
     found = []
-    run_of = np.repeat(np.arange(len(starts)), lengths)
-    remaining = starts[run_of] + lengths[run_of] - 1 - np.arange(len(us))
-    active = np.flatnonzero((lengths[run_of] <= BIG_RUN) & (remaining >= 1))
+    same = ks[1:] == ks[:-1]
+    active = np.flatnonzero(same)  # positions whose next neighbour is in the same run
+    starts = np.flatnonzero(np.r_[True, ~same])
+    lengths = np.diff(np.r_[starts, len(ks)])
+    big = lengths > BIG_RUN
+    if big.any():
+        in_big = np.repeat(big, lengths)
+        active = active[~in_big[active]]
     d = 1
     while len(active):
         ok = active[search.verify(us[active] ^ us[active + d], key)]
         found.append((order[ok], order[ok + d]))
         d += 1
-        active = active[remaining[active] >= d]
-    for s, g in zip(starts[lengths > BIG_RUN], lengths[lengths > BIG_RUN]):
+        active = active[active < len(ks) - d]
+        active = active[ks[active + d] == ks[active]]
+    for s, g in zip(starts[big], lengths[big]):
         run = us[s:s + g]
         rows = max(1, BLOCK_CELLS // g)
         for r0 in range(0, g - 1, rows):
@@ -152,12 +190,8 @@ def _distinct_pairs(u: np.ndarray, threshold: int) -> np.ndarray:
     search = _Search(len(u), threshold)
     found = []
     for key in range(len(search.keys)):
-        masked = u & search.key_mask(key)
-        order = np.argsort(masked)
-        ms = masked[order]
-        starts = np.flatnonzero(np.r_[True, ms[1:] != ms[:-1]])
-        lengths = np.diff(np.r_[starts, len(ms)])
-        found += _run_pairs(search, u[order], order, starts, lengths, key)
+        order, ks = search.sorted_by_key(u, key)
+        found += _run_pairs(search, u[order], order, ks, key)
     if not found:
         return np.empty((0, 2), dtype=np.int64)
     a = np.concatenate([f[0] for f in found]).astype(np.int64)
@@ -177,11 +211,14 @@ def _expand(dpairs, members, starts, sizes) -> np.ndarray:
     """Every member pair of each distinct-hash pair (the cartesian product of the groups)."""
     a, b = dpairs[:, 0], dpairs[:, 1]
     counts = sizes[a] * sizes[b]
-    which = np.repeat(np.arange(len(dpairs)), counts)
+    single = counts == 1  # the common case: two hashes seen once each
+    out = [np.column_stack([members[starts[a[single]]], members[starts[b[single]]]])]
+    a, b, counts = a[~single], b[~single], counts[~single]
+    which = np.repeat(np.arange(len(a)), counts)
     local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
     sb = sizes[b][which]
-    i = members[starts[a][which] + local // sb]
-    j = members[starts[b][which] + local % sb]
+    out.append(np.column_stack([members[starts[a][which] + local // sb], members[starts[b][which] + local % sb]]))
+    i, j = np.concatenate(out).T
     return np.column_stack([np.minimum(i, j), np.maximum(i, j)])
 
 
@@ -196,21 +233,32 @@ def _within_groups(members, starts, sizes) -> np.ndarray:
 
 
 def _sorted_pairs(pairs: np.ndarray) -> np.ndarray:
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    return np.ascontiguousarray(pairs[order], dtype=np.int64)
+    """Pairs sorted by (i, j), via one integer key i * (max + 1) + j (fits for n < 3e9)."""
+    if len(pairs) == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    pairs = pairs.astype(np.int64, copy=False)
+    width = int(pairs.max()) + 1
+    key = np.sort(pairs[:, 0] * width + pairs[:, 1])
+    return np.column_stack([key // width, key % width])
 
 
-def near_duplicate_pairs(hashes, threshold: int) -> np.ndarray:
+def near_duplicate_pairs(hashes, threshold: int, max_pairs: int | None = MAX_PAIRS) -> np.ndarray:
     """All index pairs (i < j) whose hashes differ in at most ``threshold`` bits.
 
     Returns an int64 array of shape (k, 2), sorted by (i, j). ``hashes`` is a 1-D uint64
     (or int64, read as the same bits) array; ``threshold`` is 0..MAX_THRESHOLD. See the
-    module docstring for the algorithm and its worst case.
+    module docstring for the algorithm and its worst case. Raises TooManyPairs, before
+    building them, when there would be more than ``max_pairs`` pairs (None: no limit).
     """
     h = _validate(hashes, threshold)
     u, inverse = np.unique(h, return_inverse=True)
     members, starts, sizes = _groups(inverse, len(u))
     dpairs = _distinct_pairs(u, threshold)
+    total = int((sizes[dpairs[:, 0]] * sizes[dpairs[:, 1]]).sum() + (sizes * (sizes - 1) // 2).sum())
+    if max_pairs is not None and total > max_pairs:
+        raise TooManyPairs(f"{total:,} near-duplicate pairs among {len(h):,} hashes exceed max_pairs="
+                           f"{max_pairs:,} (the largest group of identical hashes has {sizes.max():,} "
+                           "members); use clusters(), or raise max_pairs")
     pairs = np.concatenate([_expand(dpairs, members, starts, sizes), _within_groups(members, starts, sizes)])
     return _sorted_pairs(pairs)
 

@@ -6,17 +6,24 @@ Algorithm (``phash``), the construction of ``imagehash.phash``:
    RGBA or palette; Pillow otherwise (and whenever pyspng refuses the data).
 2. Grayscale by ITU-R 601-2 luma (``L = 0.299 R + 0.587 G + 0.114 B``, Pillow's
    ``convert("L")``; alpha is ignored).
-3. Downsample to 32x32 by area averaging (Pillow's BOX filter).
+3. Downsample to 32x32 in two steps: area-average by the largest integer factor that
+   keeps the image at least 4x the target size (Pillow's ``reduce``), then Lanczos.
 4. 2-D DCT-II of the 32x32 block with a precomputed cosine matrix, keeping only the
    top-left 8x8 low-frequency coefficients: ``C8 @ X @ C8.T``.
 5. Bit = coefficient > median of the 64 coefficients, row-major, first bit = most
    significant, packed into an unsigned 64-bit integer.
 
-The only difference from ``imagehash.phash`` is step 3: imagehash resizes with a
-Lanczos filter, which costs about as much as the decode. Hashes are therefore close to
-imagehash's but not bit-identical (tests/curation/test_phash.py measures the mean
-Hamming distance on synthetic screens). The bit order matches ``int(str(h), 16)`` of an
-``imagehash.ImageHash``, so the two can be compared bit for bit.
+The only difference from ``imagehash.phash`` is step 3: imagehash runs Lanczos on the
+full-size image, which costs about as much as the decode (~20 ms at 1080x2400, against
+<1 ms here). Hashes are therefore close to imagehash's but not bit-identical: about 1
+bit apart on average on varied synthetic screens (tests/curation/test_phash.py), ~4.5 on
+near-blank ones (bench/curation_bench.py), whose low frequencies are tiny and close to
+their median. The bit order matches ``int(str(h), 16)`` of an ``imagehash.ImageHash``,
+so the two can be compared bit for bit.
+
+Near-blank UI screens are sensitive in any phash: a status-bar clock change can move a
+hash by 10+ bits, while two list screens that differ only in their text can hash
+identically. Pick dedup thresholds on real frames.
 
 ``phash_many`` hashes a batch in order, in a ``spawn`` process pool when the batch is
 large (the lake's writer must never run in a forked child), in-process otherwise.
@@ -29,6 +36,7 @@ import os
 import struct
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from io import BytesIO
 from multiprocessing import get_context
 
@@ -45,6 +53,7 @@ __all__ = ["PHashError", "phash", "phash_many", "hamming", "hamming_many"]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 HASH_SIZE = 8  # 8x8 low-frequency block -> 64 bits
 DCT_SIZE = 32  # the image is reduced to DCT_SIZE x DCT_SIZE before the DCT
+REDUCING_GAP = 4.0  # step 3: box-reduce while the image stays >= 4x DCT_SIZE, then Lanczos
 SERIAL_MAX = 64  # batches up to this size are hashed in-process (a spawn pool costs ~0.5 s)
 CHUNK = 32  # PNGs per task sent to a worker (~4 MB of 135 KB screenshots)
 _SPNG_COLOR_TYPES = {0, 2, 3, 6}  # gray, RGB, palette, RGBA; pyspng mishandles gray+alpha and 16-bit
@@ -90,9 +99,11 @@ def _decode_gray(png: bytes) -> Image.Image:
         except RuntimeError:
             pass  # let Pillow decide, and word the error, so results never depend on pyspng
         else:
-            channels = 1 if pixels.ndim == 2 else pixels.shape[2]
-            mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
+            mode = {1: "L", 3: "RGB", 4: "RGBA"}[1 if pixels.ndim == 2 else pixels.shape[2]]
             image = Image.fromarray(pixels, mode)
+            # Free the decode buffer before convert allocates: with both alive, glibc trims
+            # and re-faults the heap on every frame (~10 ms of system time per 1080x2400).
+            del pixels
             return image if mode == "L" else image.convert("L")
     try:
         with Image.open(BytesIO(png), formats=["PNG"]) as image:
@@ -106,7 +117,8 @@ def _decode_gray(png: bytes) -> Image.Image:
 
 def _hash_gray(gray: Image.Image) -> int:
     """Steps 3-5 of the module docstring on a mode-``L`` image."""
-    small = np.asarray(gray.resize((DCT_SIZE, DCT_SIZE), Image.Resampling.BOX), dtype=np.float64)
+    small = gray.resize((DCT_SIZE, DCT_SIZE), Image.Resampling.LANCZOS, reducing_gap=REDUCING_GAP)
+    small = np.asarray(small, dtype=np.float64)
     low = _C8 @ small @ _C8.T
     bits = low > np.median(low)
     return int.from_bytes(np.packbits(bits.ravel()).tobytes(), "big")
@@ -123,9 +135,15 @@ def phash(png: bytes) -> int:
     return _hash_gray(_decode_gray(png))
 
 
-def _phash_chunk(pngs: list[bytes]) -> np.ndarray:
-    """Worker task: the hashes of one chunk, as uint64."""
-    return np.fromiter((phash(p) for p in pngs), dtype=np.uint64, count=len(pngs))
+def _phash_chunk(pngs: list[bytes], start: int) -> np.ndarray:
+    """Worker task: the hashes of one chunk (input positions start, start + 1, ...) as uint64."""
+    out = np.empty(len(pngs), dtype=np.uint64)
+    for i, png in enumerate(pngs):
+        try:
+            out[i] = phash(png)
+        except PHashError as exc:
+            raise PHashError(f"PNG at index {start + i}: {exc}") from None
+    return out
 
 
 def _default_workers() -> int:
@@ -135,10 +153,12 @@ def _default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _chunks(items: Iterable[bytes], size: int) -> Iterator[list[bytes]]:
-    it = iter(items)
+def _chunks(items: Iterable[bytes], size: int) -> Iterator[tuple[list[bytes], int]]:
+    """(chunk, index of its first item) for consecutive chunks of ``size`` items."""
+    it, start = iter(items), 0
     while chunk := list(itertools.islice(it, size)):
-        yield chunk
+        yield chunk, start
+        start += len(chunk)
 
 
 def phash_many(
@@ -162,22 +182,23 @@ def phash_many(
     head = list(itertools.islice(it, SERIAL_MAX + 1))
     if workers == 1 or len(head) <= SERIAL_MAX:
         chunks = _chunks(itertools.chain(head, it), CHUNK)
-        return _collect((_phash_chunk(c) for c in chunks), progress)
+        return _collect((_phash_chunk(c, start) for c, start in chunks), progress)
     return _collect(_pool_map(_chunks(itertools.chain(head, it), CHUNK), workers), progress)
 
 
-def _pool_map(chunks: Iterator[list[bytes]], workers: int) -> Iterator[np.ndarray]:
+def _pool_map(chunks: Iterator[tuple[list[bytes], int]], workers: int) -> Iterator[np.ndarray]:
     """Chunk results in order from a spawn pool, keeping a bounded window in flight."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    try:
         window: deque = deque()
-        for chunk in chunks:
-            window.append(pool.submit(_phash_chunk, chunk))
+        for chunk, start in chunks:
+            window.append(pool.submit(_phash_chunk, chunk, start))
             if len(window) >= 4 * workers:
                 yield window.popleft().result()
         while window:
             yield window.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # on error: drop the chunks not yet started
 
 
 def _collect(results: Iterable[np.ndarray], progress: Callable[[int], None] | None) -> np.ndarray:

@@ -27,11 +27,7 @@ class Context:
 
         todo = sorted({s for s in shas if s not in self._hashes})
         if todo:
-            done = 0
-
-            def tick(n: int) -> None:
-                nonlocal done
-                done += n
+            def tick(done: int) -> None:  # phash_many reports how many are hashed so far
                 if self.progress:
                     self.progress("hashing frames", done, len(todo))
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import curation.neardup as nd
-from curation.neardup import MAX_THRESHOLD, clusters, near_duplicate_pairs, near_duplicate_pairs_bruteforce
+from curation.neardup import (MAX_THRESHOLD, TooManyPairs, clusters, near_duplicate_pairs,
+                              near_duplicate_pairs_bruteforce)
 
 
 def planted(n: int, threshold: int, seed: int) -> np.ndarray:
@@ -76,6 +77,13 @@ def test_a_huge_blank_group_clusters_without_expanding_its_pairs(monkeypatch):
     monkeypatch.setattr(nd, "_expand", lambda *a: pytest.fail("clusters must not expand member pairs"))
     labels = clusters(hashes, 2)
     assert (labels == 0).all()
+
+
+def test_too_many_pairs_raise_before_they_are_built():
+    hashes = np.zeros(5000, dtype=np.uint64)  # 12,497,500 pairs of identical hashes
+    with pytest.raises(TooManyPairs, match="12,497,500 near-duplicate pairs .* 5,000 members"):
+        near_duplicate_pairs(hashes, 1, max_pairs=1_000_000)
+    assert len(near_duplicate_pairs(hashes[:100], 1, max_pairs=4950)) == 4950
 
 
 def test_signed_and_python_int_inputs_mean_the_same_bits():
