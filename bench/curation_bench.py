@@ -11,6 +11,9 @@
    of ``near_duplicate_pairs_bruteforce``) timed on a sample of query rows and scaled to
    all n*(n-1)/2 pairs; the sampled rows' neighbours are checked against the fast result.
    Target: >= 100x.
+3. Export throughput: ``curation.exports.write_export("sft", ...)`` (prompt building,
+   action formatting, sharding, Parquet with datasets features) against
+   ``pyarrow.parquet.write_table`` of the same rows, materialised beforehand. Target: >= 0.7x.
 Timings are printed, never asserted. Wall-clock ratios are only meaningful on an otherwise
 idle machine; the CPU-time ratios printed beside them are much less sensitive to other load.
 """
@@ -172,7 +175,52 @@ def main() -> None:
     else:
         bench_phash(n_images=320, n_bases=32, rounds=3)
         bench_neardup(n=1_000_000, thresholds=args.threshold or [2, 4, 6], n_queries=256)
-    # (c) export throughput: to be added here by the curation/export owner.
+    bench_export(n_steps=400 if args.quick else 4000)
+
+
+def bench_export(n_steps: int) -> None:
+    """Rows/s and MB/s of the sft export vs. write_table of the same rows (best of 3 each)."""
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from curation.exports import FEATURES, sft_rows, write_export
+    from curation.recipe import EXPORT_PARAMS
+    from curation.workset import EpisodeRow, StepRow
+    from datalake.types import Action
+
+    frames = [with_text_chunk(base_screen(i % 8), i) for i in range(n_steps)]
+    ws = []
+    for e in range(n_steps // 20):
+        steps = [StepRow(index=i, frame_sha=str(e * 20 + i), width=W, height=H, action=Action("tap", x=100 + i, y=900),
+                         action_json="") for i in range(20)]
+        ws.append(EpisodeRow(episode_id=f"ep{e}", instruction=f"task {e % 13}", source="human", phone="real",
+                             app="shop", category=None, task=None, outcome="success", verified_by="human",
+                             policy=None, round=None, width=W, height=H, steps=steps, split="train"))
+    params = dict(EXPORT_PARAMS["sft"])
+
+    def frame(step) -> bytes:
+        return frames[int(step.frame_sha)]
+
+    rows = list(sft_rows(ws, params, frame))
+    mb = sum(len(f) for f in frames) / 1e6
+    ours, base = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(3):
+            t0 = time.perf_counter()
+            write_export("sft", ws, params, frame, Path(tmp) / f"ours{k}")
+            ours.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            pq.write_table(pa.Table.from_pylist(rows, schema=FEATURES["sft"].arrow_schema), Path(tmp) / f"base{k}.parquet",
+                           row_group_size=256)
+            base.append(time.perf_counter() - t0)
+    o, b = min(ours), min(base)
+    print(f"export: {n_steps} sft rows, {mb:.0f} MB of screenshots")
+    print(f"  write_export('sft')       {n_steps / o:8.0f} rows/s  {mb / o:7.1f} MB/s")
+    print(f"  pq.write_table same rows  {n_steps / b:8.0f} rows/s  {mb / b:7.1f} MB/s")
+    print(f"  ratio export/baseline     {b / o:.2f}x   (target >= 0.7x)")
 
 
 if __name__ == "__main__":
