@@ -9,6 +9,8 @@ from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
 from phoneloop.cli_lake import run_demo
 from phoneloop.cli_serve import serve
+from phoneloop.cli_collect import collect_app
+from phoneloop.cli_device import device_app, devices
 
 app = typer.Typer(
     help="phoneloop: collect, annotate, curate, train and roll out phone-use agents on real and mock phones.",
@@ -19,6 +21,9 @@ app.add_typer(lake_app, name="lake")
 app.command()(curate)
 app.add_typer(datasets_app, name="datasets")
 app.command("serve")(serve)
+app.add_typer(device_app, name="device")
+app.command("devices")(devices)
+app.add_typer(collect_app, name="collect")
 
 
 @app.command()

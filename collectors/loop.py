@@ -1,0 +1,194 @@
+"""The one episode loop: every collector (oracle, agent, human-driven, rollout) produces episodes here.
+
+    episode = run_episode(phone, policy, task_or_instruction, seed=0, max_steps=30)
+
+Each step observes the phone, asks the policy for ``(action, raw_text)`` given the
+instruction, the observation and the steps so far, records the step, and performs the
+action. A ``terminate`` action is performed (mock phones record it for verifiers) and
+ends the episode. With a task on a verifiable phone (a mock phone), the phone is reset
+and the task initialised first, and the verifier sets the outcome; an AdbPhone on a
+phoneloop virtual device does the same through the device's ``phoneloop task`` command;
+otherwise the outcome stays ``unknown``. A phone that goes offline mid-episode ends the episode as a
+failure whose ``meta["failure_reason"]`` says why; one that is gone before the first
+step raises ``EpisodeAborted`` (there is nothing to record).
+
+A policy is any object with ``name``, ``source`` (the lake's episode source: agent,
+oracle, rollout, human) and ``act(instruction, observation, history) -> (Action, raw_text)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
+from collectors.phone import Phone, is_verifiable
+from datalake.types import Action, Episode, Observation, Step
+
+
+class Policy(Protocol):
+    name: str
+    source: str
+
+    def act(self, instruction: str, observation: Observation, history: list[Step]) -> tuple[Action, str | None]: ...
+
+
+PolicyFactory = Callable[[Phone, Any], Policy]  # (phone, task or None) -> a fresh policy for one episode
+
+
+class OraclePolicy:
+    """The task's oracle demonstration, one action per call, computed from the phone's live UI tree.
+
+    Works on any phone with ``ui_tree()`` (a mock phone, or an AdbPhone on a virtual device);
+    interruptions are dismissed after every oracle action, as ``mockphone.tasks.oracle.solve`` does.
+    """
+
+    source = "oracle"
+
+    def __init__(self, phone: Phone, task: Any) -> None:
+        from mockphone.tasks.oracle import UI
+
+        self.name = f"oracle:{task.name()}"
+        self._ui = UI(phone)  # type: ignore[arg-type]  # UI reads only ui_tree()
+        self._plan = self._actions(task)
+
+    def _actions(self, task: Any) -> Iterator[Action]:
+        for action in task.oracle(self._ui):
+            yield action
+            yield from self._ui.interruptions()
+        yield Action("terminate", status="success")
+
+    def act(self, instruction: str, observation: Observation, history: list[Step]) -> tuple[Action, str | None]:
+        action = next(self._plan, None)
+        return (action or Action("terminate", status="success")), None
+
+    @classmethod
+    def factory(cls, phone: Phone, task: Any) -> OraclePolicy:
+        if task is None:
+            raise ValueError("the oracle policy needs a task, not a bare instruction")
+        return cls(phone, task)
+
+
+def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed: int = 0, max_steps: int = 30,
+                reset: bool = True, round: int | None = None, meta: dict[str, Any] | None = None) -> Episode:
+    """Run one episode of ``policy`` on ``phone``; see the module docstring."""
+    task = None if isinstance(task_or_instruction, str) else task_or_instruction
+    instruction = task_or_instruction if task is None else task.goal
+    verifiable = task is not None and is_verifiable(phone)
+    remote = task is not None and not verifiable and callable(getattr(phone, "runs_tasks", None))
+    steps: list[Step] = []
+    extra: dict[str, Any] = {"seed": seed, **(meta or {})}
+    failure: str | None = None
+    device = None
+    try:
+        if verifiable:
+            phone.reset(seed)
+            task.initialize_task(phone)
+        elif remote and phone.runs_tasks():
+            phone.start_task(task, seed)
+        else:
+            remote = False
+            if reset:
+                phone.reset(seed)
+        device = phone.device()
+        for _ in range(max_steps):
+            observation = phone.observe()
+            action, raw = policy.act(instruction, observation, steps)
+            steps.append(Step(observation=observation, action=action, raw_output=raw))
+            phone.act(action)
+            if action.type == "terminate":
+                break
+        else:
+            extra["stopped"] = "max_steps"
+    except DeviceOffline as exc:
+        failure = f"device offline: {exc}"
+    if not steps or device is None:
+        raise EpisodeAborted(f"no step recorded for {instruction!r}: {failure or 'max_steps is 0'}")
+    outcome, verified_by = "unknown", "none"
+    if failure is not None:
+        outcome, extra["failure_reason"] = "failure", failure
+    elif verifiable or remote:
+        try:
+            score = task.is_successful(phone) if verifiable else phone.check_task()
+            outcome, verified_by, extra["score"] = ("success" if score >= 1.0 else "failure"), "verifier", score
+        except DeviceOffline as exc:
+            extra["failure_reason"] = f"device offline before verification: {exc}"
+    return Episode(
+        instruction=instruction, source=policy.source, device=device, steps=tuple(steps),
+        app=task.app_names[0] if task is not None and task.app_names else None,
+        category=getattr(task, "category", None), task=task.name() if task is not None else None,
+        outcome=outcome, verified_by=verified_by, policy=policy.name, round=round, meta=extra,
+    )
+
+
+@dataclass
+class CollectReport:
+    """What a collection run produced: episodes written, outcomes, and episodes that could not run."""
+
+    episodes: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    written: int = 0
+    skipped: int = 0
+    quarantined: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def count(self, episode: Episode) -> None:
+        self.episodes += 1
+        self.outcomes[episode.outcome] = self.outcomes.get(episode.outcome, 0) + 1
+
+    def merge_write(self, report: Any) -> None:
+        self.written += report.written
+        self.skipped += report.skipped
+        self.quarantined += report.quarantined
+        self.errors.extend(report.reasons)
+
+
+def run_all(phone: Phone, policy_factory: PolicyFactory, tasks: Iterable[Any], *, seeds: Iterable[int] = (0,),
+            max_steps: int = 30) -> tuple[list[Episode], list[str]]:
+    """One episode per (task, seed); returns the episodes and the reasons of those that could not run."""
+    episodes: list[Episode] = []
+    errors: list[str] = []
+    seeds = list(seeds)
+    for item in tasks:
+        for seed in seeds:
+            task = _instantiate(item, seed)
+            try:
+                policy = policy_factory(phone, task)
+                episodes.append(run_episode(phone, policy, task if task is not None else item, seed=seed,
+                                            max_steps=max_steps))
+            except (EpisodeAborted, CollectorError) as exc:  # a bad dump or screenshot: nothing half-written
+                errors.append(f"{getattr(task, 'name', lambda: item)()} seed {seed}: {exc}")
+    return episodes, errors
+
+
+def collect(lake: Any, phone: Phone, policy_factory: PolicyFactory, tasks: Iterable[Any], *,
+            seeds: Iterable[int] = (0,), max_steps: int = 30) -> CollectReport:
+    """Run episodes and write them to ``lake`` (a Lake or a URI) in one batch; invalid ones are quarantined."""
+    episodes, errors = run_all(phone, policy_factory, tasks, seeds=seeds, max_steps=max_steps)
+    return write(lake, episodes, errors)
+
+
+def write(lake: Any, episodes: list[Episode], errors: Iterable[str] = ()) -> CollectReport:
+    """Write collected episodes through the lake API (validation and quarantine happen there)."""
+    from datalake.lake import Lake
+
+    report = CollectReport(errors=list(errors))
+    for ep in episodes:
+        report.count(ep)
+    if episodes:
+        target = lake if isinstance(lake, Lake) else Lake.open(str(lake))
+        report.merge_write(target.write_episodes(episodes, origin="collect"))
+    return report
+
+
+def _instantiate(item: Any, seed: int) -> Any:
+    """A task instance from a task class, a registered name, or an instance; None for a plain instruction."""
+    from mockphone.tasks import registry
+
+    if isinstance(item, str):
+        if item in registry.REGISTRY:
+            return registry.get(item)(seed=seed)
+        return None
+    if isinstance(item, type):
+        return item(seed=seed)
+    return item

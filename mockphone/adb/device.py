@@ -1,0 +1,309 @@
+"""A virtual adb device: one MockPhone behind the commands adb clients send.
+
+Commands handled here (everything else goes to ``mockphone.shell``)::
+
+    screencap [-p] [FILE]                     always PNG (real devices write raw RGBA without -p)
+    uiautomator dump [--compressed] [FILE]    FILE defaults to /sdcard/window_dump.xml; /dev/tty prints it
+    input tap|swipe X1 Y1 X2 Y2 [MS]|text|keyevent   performed as phone actions (the clock advances)
+    getevent -p / -lp                         a touchscreen (axes 0..4095) and a key device
+    getevent -lt                              streamed by the server: gestures replayed with perform()
+    ime list -s | ime set ID                  ADBKeyBoard is "installed": am broadcast -a ADB_INPUT_B64 --es msg B64
+    cat | rm | ls | sleep | true | false      over the device's file store (files pulled and pushed by sync:)
+    phoneloop reset SEED | phoneloop task start NAME [SEED|JSON] | phoneloop task check
+                                              (virtual devices only: harnesses can evaluate on mock tasks)
+
+``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
+screencaps or dumps fail the ways real ones do (tests of clients' retries and errors):
+``screencap_garbage``, ``dump_idle``, ``dump_null_root``, ``dump_garbage``, ``dump_unstable``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import queue
+import shlex
+import threading
+from collections import Counter
+from typing import Any, Callable
+
+from datalake.types import Action
+from mockphone import shell as mockshell
+from mockphone.adb import getevent
+from mockphone.adb.sh import Result, run as run_line
+from mockphone.errors import MockPhoneError
+from mockphone.phone import MockPhone
+
+ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
+DUMP_ERRORS = {"dump_idle": "ERROR: could not get idle state.", "dump_null_root":
+               "ERROR: null root node returned by UiTestAutomationBridge."}
+MUTATING = {"am", "monkey", "svc", "cmd"}
+EDIT_KEYS = {"KEYCODE_DEL": "del", "67": "del", "KEYCODE_MOVE_END": "end", "123": "end"}
+
+
+class VirtualDevice:
+    """A serial, a state, a MockPhone, a file store and getevent subscribers; thread-safe."""
+
+    def __init__(self, serial: str, phone: MockPhone, transport_id: int) -> None:
+        self.serial = serial
+        self.phone = phone
+        self.transport_id = transport_id
+        self.state = "device"
+        self.files: dict[str, bytes] = {}
+        self.faults: Counter[str] = Counter()  # fault name -> how many more times it happens
+        self.task: Any = None
+        self.offline_after: int | None = None  # go offline after this many more device requests (a cable pulled)
+        self.adb_keyboard = True  # whether the ADBKeyBoard IME is "installed" (non-ASCII typing)
+        self.lock = threading.RLock()
+        self._frames = 0  # counts unstable dumps
+        self.touch = getevent.TouchPanel(phone.display.width, phone.display.height)
+        self._listeners: list[queue.Queue[str | None]] = []
+
+    def request(self) -> None:
+        """Count one device request against ``offline_after``."""
+        with self.lock:
+            if self.offline_after is not None:
+                self.offline_after -= 1
+                if self.offline_after < 0:
+                    self.state, self.offline_after = "offline", None
+
+    # --- shell ------------------------------------------------------------------------
+    def shell(self, line: str) -> Result:
+        with self.lock:
+            return run_line(self, line)
+
+    def run_simple(self, argv: list[str]) -> Result:
+        name, args = argv[0], argv[1:]
+        handler = getattr(self, "_cmd_" + name.replace("-", "_"), None)
+        if handler is not None:
+            return handler(args)
+        if name == "settings" and args[:1] in (["put"], ["delete"]) or name in MUTATING:
+            act = self.phone.act(Action("shell", command=shlex.join(argv)))
+            code, out = act.exit_code or 0, act.output
+        else:
+            code, out = mockshell.run(self.phone, shlex.join(argv))
+        text = (out + "\n").encode() if out else b""
+        return Result(code, text if code == 0 else b"", b"" if code == 0 else text)
+
+    def _fault(self, name: str) -> bool:
+        if self.faults[name] > 0:
+            self.faults[name] -= 1
+            return True
+        return False
+
+    def _cmd_screencap(self, args: list[str]) -> Result:
+        target = next((a for a in args if not a.startswith("-")), None)
+        png = b"\x00garbage, not a PNG\n" if self._fault("screencap_garbage") else self.phone.screenshot()
+        if target is not None:
+            self.files[target] = png
+            return Result(0)
+        return Result(0, png)
+
+    def _cmd_uiautomator(self, args: list[str]) -> Result:
+        args = [a for a in args if a != "--compressed"]
+        if not args or args[0] != "dump" or len(args) > 2:
+            return Result(1, stderr=b"Usage: uiautomator dump [--compressed] [FILE]\n")
+        for fault, message in DUMP_ERRORS.items():
+            if self._fault(fault):
+                return Result(0, (message + "\n").encode())  # the real tool exits 0 here too
+        path = args[1] if len(args) == 2 else "/sdcard/window_dump.xml"
+        xml = b"<hierarchy><node bounds='garbage" if self._fault("dump_garbage") else self.phone.ui_tree().encode()
+        if self._fault("dump_unstable"):  # a screen still animating: every dump differs
+            self._frames += 1
+            xml = xml.replace(b"<hierarchy rotation=\"0\">", b"<hierarchy rotation=\"0\"><!-- frame %d -->"
+                              % self._frames, 1)
+        done = f"UI hierchary dumped to: {path}\n".encode()  # sic: the real tool's spelling
+        if path == "/dev/tty":
+            return Result(0, xml + done)
+        self.files[path] = xml
+        return Result(0, done)
+
+    def _cmd_input(self, args: list[str]) -> Result:
+        if args[:1] == ["keyevent"] and (len(args) > 2 or len(args) == 2 and args[1] in EDIT_KEYS):
+            return self._keyevents(args[1:])
+        try:
+            action = _input_action(args)
+        except ValueError as exc:
+            return Result(1, stderr=f"{exc}\nusage: input [tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | "
+                                    f"keyevent KEYCODE]\n".encode())
+        self.phone.act(action)
+        return Result(0)
+
+    def _keyevents(self, codes: list[str]) -> Result:
+        """Several key codes in one ``input keyevent``; DEL deletes the focused field's last character."""
+        for code in codes:
+            if code in mockshell.KEYCODES:
+                self.phone.act(Action("key", key=mockshell.KEYCODES[code]))
+            elif code in EDIT_KEYS:
+                nav = self.phone.nav
+                page = nav.top_page(nav.foreground) if nav.foreground else None
+                if EDIT_KEYS[code] == "del" and page is not None and nav.focus is not None:
+                    page.fields[nav.focus] = page.field(nav.focus)[:-1]
+                    self.phone.invalidate()
+            else:
+                return Result(1, stderr=f"input keyevent: unknown key code {code!r}\n".encode())
+        return Result(0)
+
+    def _cmd_am(self, args: list[str]) -> Result:
+        if args[:1] == ["broadcast"] and "ADB_INPUT_B64" in args and "--es" in args and self.adb_keyboard:
+            i = args.index("--es")
+            try:
+                text = base64.b64decode(args[i + 2], validate=True).decode("utf-8")
+            except (IndexError, binascii.Error, UnicodeDecodeError):
+                return Result(1, stderr=b"ADB_INPUT_B64: msg is not base64 UTF-8\n")
+            self.phone.act(Action("input_text", text=text))
+            return Result(0, b"Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 }\nBroadcast completed: result=0\n")
+        act = self.phone.act(Action("shell", command=shlex.join(["am", *args])))
+        out = (act.output + "\n").encode() if act.output else b""
+        return Result(act.exit_code or 0, out if act.ok else b"", b"" if act.ok else out)
+
+    def _cmd_ime(self, args: list[str]) -> Result:
+        if args[:2] == ["list", "-s"]:
+            extra = f"{ADB_KEYBOARD}\n" if self.adb_keyboard else ""
+            return Result(0, f"com.google.android.inputmethod.latin/.LatinIME\n{extra}".encode())
+        if args[:1] in (["set"], ["enable"]) and len(args) == 2:
+            return Result(0, f"Input method {args[1]} selected for user #0\n".encode())
+        return Result(1, stderr=b"usage: ime [list -s | set ID | enable ID]\n")
+
+    def _cmd_getprop(self, args: list[str]) -> Result:
+        props = {**mockshell.PROPS, "ro.serialno": self.serial, "ro.phoneloop.mock": "1",
+                 "ro.sf.lcd_density": str(self.phone.display.dpi)}
+        if not args:
+            return Result(0, "".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items())).encode())
+        return Result(0, (props.get(args[0], "") + "\n").encode())
+
+    def _cmd_getevent(self, args: list[str]) -> Result:
+        flags = "".join(a.lstrip("-") for a in args if a.startswith("-"))
+        if "p" in flags:
+            return Result(0, self.touch.describe(labels="l" in flags).encode())
+        return Result(1, stderr=b"getevent: only -p/-lp here; -lt streams through the adb server\n")
+
+    def _cmd_cat(self, args: list[str]) -> Result:
+        out, err, code = bytearray(), bytearray(), 0
+        for path in args:
+            if path in self.files:
+                out += self.files[path]
+            else:
+                err += f"cat: {path}: No such file or directory\n".encode()
+                code = 1
+        return Result(code, bytes(out), bytes(err))
+
+    def _cmd_rm(self, args: list[str]) -> Result:
+        force = any(a.startswith("-") and "f" in a for a in args)
+        for path in (a for a in args if not a.startswith("-")):
+            if self.files.pop(path, None) is None and not force:
+                return Result(1, stderr=f"rm: {path}: No such file or directory\n".encode())
+        return Result(0)
+
+    def _cmd_ls(self, args: list[str]) -> Result:
+        paths = [a for a in args if not a.startswith("-")] or ["/sdcard"]
+        found = sorted(p for p in self.files if any(p == q or p.startswith(q.rstrip("/") + "/") for q in paths))
+        return Result(0, "".join(p + "\n" for p in found).encode())
+
+    def _cmd_sleep(self, args: list[str]) -> Result:
+        """Advances the phone's clock (slow loads finish, toasts expire) instead of sleeping."""
+        try:
+            seconds = float(args[0]) if args else 1.0
+        except ValueError:
+            return Result(1, stderr=f"sleep: invalid number {args[0]!r}\n".encode())
+        self.phone.act(Action("wait", seconds=seconds))
+        return Result(0)
+
+    def _cmd_true(self, args: list[str]) -> Result:
+        return Result(0)
+
+    def _cmd_false(self, args: list[str]) -> Result:
+        return Result(1)
+
+    def _cmd_phoneloop(self, args: list[str]) -> Result:
+        from mockphone.tasks import registry
+
+        try:
+            if args[:1] == ["reset"] and len(args) == 2:
+                self.phone.reset(int(args[1]))
+                self.task = None
+                return Result(0, f"reset to seed {args[1]}\n".encode())
+            if args[:2] == ["task", "start"] and len(args) in (3, 4):
+                extra = args[3] if len(args) == 4 else "0"
+                cls = registry.get(args[2])
+                task = cls(params=json.loads(extra)) if extra.startswith("{") else cls(seed=int(extra))
+                if not extra.startswith("{"):  # with explicit params, the phone keeps its current seed
+                    self.phone.reset(int(extra))
+                task.initialize_task(self.phone)
+                self.task = task
+                return Result(0, (task.goal + "\n").encode())
+            if args[:2] == ["task", "check"] and self.task is not None:
+                return Result(0, f"{self.task.is_successful(self.phone)}\n".encode())
+        except (MockPhoneError, ValueError) as exc:
+            return Result(1, stderr=f"phoneloop: {exc}\n".encode())
+        return Result(1, stderr=b"usage: phoneloop reset SEED | task start NAME [SEED|JSON] | task check\n")
+
+    # --- getevent -------------------------------------------------------------------------
+    def listen(self) -> queue.Queue[str | None]:
+        q: queue.Queue[str | None] = queue.Queue()
+        with self.lock:
+            self._listeners.append(q)
+        return q
+
+    def unlisten(self, q: queue.Queue[str | None]) -> None:
+        with self.lock:
+            if q in self._listeners:
+                self._listeners.remove(q)
+
+    def listeners(self) -> int:
+        with self.lock:
+            return len(self._listeners)
+
+    def emit(self, lines: list[str]) -> None:
+        with self.lock:
+            for q in self._listeners:
+                for line in lines:
+                    q.put(line)
+
+    def perform(self, action: Action, after_each: Callable[[], Any] | None = None) -> list[Action]:
+        """Do ``action`` the way a finger would: emit its raw getevent lines, then apply it.
+
+        Returns the human-level actions performed (``open_app`` becomes home + a tap on the
+        launcher icon; ``input_text`` with a point becomes a tap, then typing, which emits no
+        touch events, as with an IME). ``after_each`` runs after each of them, outside the
+        device lock (a scripted operator waiting for a recorder to see the screen).
+        """
+        done: list[Action] = []
+        steps = getevent.humanize(self.phone, action)  # lazy: each step reads the screen the last one left
+        while True:
+            with self.lock:
+                step = next(steps, None)
+                if step is None:
+                    break
+                self.emit(self.touch.lines(step, self.phone))
+                self.phone.act(step)
+            done.append(step)
+            if after_each is not None:
+                after_each()
+        return done
+
+    def close(self) -> None:
+        with self.lock:
+            for q in self._listeners:
+                q.put(None)
+            self._listeners.clear()
+
+
+def _input_action(args: list[str]) -> Action:
+    if args[:1] == ["tap"] and len(args) == 3:
+        return Action("tap", x=float(args[1]), y=float(args[2]))
+    if args[:1] == ["swipe"] and len(args) in (5, 6):
+        x, y, x2, y2 = (float(v) for v in args[1:5])
+        ms = int(args[5]) if len(args) == 6 else None
+        return Action("swipe", x=x, y=y, x2=x2, y2=y2, duration_ms=ms)
+    if args[:1] == ["text"] and len(args) >= 2:
+        text = " ".join(args[1:]).replace("%s", " ")
+        bad = next((ch for ch in text if not 0x20 <= ord(ch) < 0x7F), None)
+        if bad is not None:
+            raise ValueError(f"Exception occurred while executing 'text': cannot type {bad!r} "
+                             f"(no key for it in the virtual keyboard's key character map)")
+        return Action("input_text", text=text)
+    if args[:1] == ["keyevent"] and len(args) == 2 and args[1] in mockshell.KEYCODES:
+        return Action("key", key=mockshell.KEYCODES[args[1]])
+    raise ValueError(f"bad input command: {' '.join(args)}")

@@ -1,0 +1,101 @@
+"""`phoneloop collect ...`: run episodes on mock phones or on adb phones, and record human demonstrations."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from phoneloop.output import err_console, print_json
+
+collect_app = typer.Typer(help="Collect episodes on mock and adb phones into the lake.", no_args_is_help=True)
+
+LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI.")]
+PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB_SERVER_PORT",
+                                             help="adb server port (default 5037).")]
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+@collect_app.command("run")
+def run(
+    task: Annotated[str, typer.Option("--task", "-t", help="Task selector (e.g. 'app:shop', 'Settings*').")],
+    lake: LakeOpt = "./lake",
+    serial: Annotated[list[str] | None, typer.Option("--serial", "-s", help="adb serial; repeat for a farm. "
+                                                     "Without it: an in-process mock phone.")] = None,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds 0..N-1 per task.")] = 1,
+    policy: Annotated[str, typer.Option(help="'oracle' or module:callable(phone, task) -> Policy.")] = "oracle",
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 30,
+    port: PortOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Run a policy on tasks and write the episodes (verified where a verifier exists) to the lake.
+
+    Example: phoneloop collect run --task 'app:settings' --seeds 3 --serial emulator-5554 --serial emulator-5556
+    """
+    from collectors.errors import CollectorError
+    from collectors.farm import collect_on_devices, load_policy_factory
+    from collectors.loop import collect
+    from datalake.errors import LakeError
+    from mockphone.errors import UnknownTask
+    from mockphone.tasks import registry
+
+    try:
+        names = [cls.name() for cls in registry.select(task)]
+        if serial:
+            report = collect_on_devices(lake, list(serial), names, seeds=range(seeds), port=port, policy=policy,
+                                        max_steps=max_steps)
+        else:
+            from mockphone import MockPhone
+
+            report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
+                             max_steps=max_steps)
+    except (UnknownTask, CollectorError, LakeError, ValueError, ImportError, AttributeError) as exc:
+        _fail(str(exc))
+    if json_out:
+        print_json(report.__dict__)
+    else:
+        err_console.print(f"{report.episodes} episode(s) {report.outcomes}: {report.written} written, "
+                          f"{report.skipped} already present, {report.quarantined} quarantined")
+        for line in report.errors:
+            err_console.print(f"  [yellow]{line}[/yellow]")
+
+
+@collect_app.command("record")
+def record(
+    serial: Annotated[str, typer.Option("--serial", "-s", help="adb serial of the phone the operator uses.")],
+    instruction: Annotated[str, typer.Option("--instruction", "-i", help="What the demonstration does.")],
+    lake: LakeOpt = "./lake",
+    task: Annotated[str | None, typer.Option(help="Registered task name, if the demo performs one.")] = None,
+    port: PortOpt = None,
+) -> None:
+    """Record a human demonstration: touches (getevent), keys and typing, paired with screens.
+
+    Press Enter when done, then mark success or failure; the episode (source human,
+    verified by human) is written to the lake. Nothing is written if recording fails.
+
+    Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi"
+    """
+    from collectors.adb_phone import AdbPhone
+    from collectors.errors import CollectorError
+    from collectors.loop import write
+    from collectors.recorder import Recorder
+    from datalake.errors import LakeError
+
+    try:
+        recorder = Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
+    except (CollectorError, ValueError) as exc:
+        _fail(str(exc))
+    err_console.print(f"recording {serial}: do the task on the phone, then press Enter")
+    input()
+    success = typer.confirm("Did the demonstration succeed?", default=True)
+    try:
+        episode = recorder.stop(success=success)
+        report = write(lake, [episode])
+    except (CollectorError, LakeError) as exc:
+        _fail(str(exc))
+    err_console.print(f"{len(episode.steps)} step(s), outcome {episode.outcome}: {report.written} written, "
+                      f"{report.quarantined} quarantined {report.errors or ''}")

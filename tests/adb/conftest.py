@@ -1,0 +1,23 @@
+from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_PORT first)
+
+import pytest  # noqa: E402
+
+from collectors.adb_phone import client  # noqa: E402
+from mockphone.adb import VirtualAdbServer  # noqa: E402
+
+
+@pytest.fixture
+def server():
+    s = VirtualAdbServer(phones=2).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def adb(server):
+    return client(port=server.port)
+
+
+@pytest.fixture
+def dev(adb):
+    return adb.device("emulator-5554")

@@ -1,0 +1,26 @@
+from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_PORT first)
+
+import pytest  # noqa: E402
+
+from collectors.adb_phone import AdbPhone  # noqa: E402
+from mockphone.adb import VirtualAdbServer  # noqa: E402
+from mockphone.phone import MockPhone  # noqa: E402
+
+
+@pytest.fixture
+def phone():
+    p = MockPhone(seed=0)
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def server():
+    s = VirtualAdbServer(phones=2).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def adb_phone(server):
+    return AdbPhone("emulator-5554", port=server.port, retry_delay=0.01)
