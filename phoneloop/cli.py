@@ -7,7 +7,6 @@ import typer
 from phoneloop import __version__
 from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
-from phoneloop.cli_lake import run_demo
 from phoneloop.cli_serve import serve
 from phoneloop.cli_collect import collect_app
 from phoneloop.cli_device import device_app, devices
@@ -37,11 +36,26 @@ def demo(
     lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run the embedded default: create a lake, import the bundled sample, print a summary.
+    """Run the embedded default: real sample + mock-phone demonstrations -> lake -> curated dataset.
+
+    Safe to run again: nothing already in the lake is added twice.
 
     Example: phoneloop demo --lake ./lake
     """
-    run_demo(lake, json_out)
+    import pyarrow as pa
+
+    from phoneloop import demo as demo_round
+    from phoneloop.output import err_console, print_json, print_table
+
+    report = demo_round.run(lake, say=lambda message: err_console.print(message))
+    if json_out:
+        print_json(report)
+        return
+    print_table(pa.Table.from_pylist(report["summary"]), title="episodes by source, phone and category")
+    dv = report["dataset"]
+    splits = ", ".join(f"{s} {n['steps']}" for s, n in dv["counts"]["splits"].items())
+    print(f"{dv['ref']}: {dv['counts']['episodes']} episodes, {dv['counts']['steps']} steps ({splits}); "
+          f"exports and report in {dv['exports']['path']}")
 
 
 def main() -> None:

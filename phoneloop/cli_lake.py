@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -204,28 +203,3 @@ def compact(
         return
     for name, r in report.items():
         console.print(f"  {name:<12} +{r['files_added']} -{r['files_removed']} files, {r['vacuumed']} vacuumed")
-
-
-SAMPLE_QUERY = """
-SELECT e.source, coalesce(e.app, '-') AS app, count(*) AS episodes, sum(s.n)::BIGINT AS steps,
-       round(avg(CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END), 3)::DOUBLE AS success_rate
-FROM episodes e JOIN (SELECT episode_id, count(*) AS n FROM steps GROUP BY episode_id) s USING (episode_id)
-GROUP BY ALL ORDER BY source, app
-"""
-
-
-def run_demo(lake: str, json_out: bool) -> None:
-    """Create the lake, import the bundled sample, print a summary query."""
-    opened = Lake.init(lake)
-    sample = resources.files("phoneloop") / "sample" / "episodes.jsonl"
-    with resources.as_file(sample) as path:
-        report = interchange.import_files(opened, [path])
-    summary = opened.sql(SAMPLE_QUERY)
-    if json_out:
-        from phoneloop.output import rows_of
-        print_json({"lake": opened.uri, "written": report.written, "skipped_existing": report.skipped,
-                    "quarantined": report.quarantined, "summary": rows_of(summary)})
-        return
-    console.print(f"lake {opened.uri}: imported {report.written} sample episodes "
-                  f"({report.skipped} already there, {report.quarantined} quarantined)")
-    print_table(summary, title="success rate by source and app")

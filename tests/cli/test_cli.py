@@ -131,12 +131,18 @@ def test_compact_keeps_rows(lake_dir):
     assert info["rows"]["episodes"] == 6 and info["rows"]["steps"] == 20
 
 
-def test_demo_imports_the_sample_and_summarises(tmp_path):
-    result = invoke("demo", "--lake", tmp_path / "lake", "--json")
+def test_demo_runs_a_round_and_is_safe_to_run_again(tmp_path):
+    result = runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"), "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
-    assert out["written"] == 6
-    by_source = {(r["source"], r["app"]): r for r in out["summary"]}
-    assert by_source[("human", "shop")]["success_rate"] == 1.0
-    assert by_source[("agent", "shop")]["success_rate"] == 0.0
-    assert sum(r["steps"] for r in out["summary"]) == 20
+    out = json.loads(result.stdout)
+    assert out["imported"] == 6 and out["collected"] == out["collected_new"] > 0 and out["quarantined"] == 0
+    rows = {(r["source"], r["phone"], r["category"]): r for r in out["summary"]}
+    assert {("oracle", "mock", c) for c in ("single-app", "cross-app", "mini-app")} <= set(rows)
+    assert all(rows[("oracle", "mock", c)]["success_rate"] == 1.0 for c in ("single-app", "cross-app", "mini-app"))
+    assert rows[("agent", "real", "single-app")]["success_rate"] == 0.0
+    dataset = out["dataset"]
+    assert dataset["ref"] == "default@v1" and dataset["counts"]["steps"] > 0
+    assert (Path(dataset["exports"]["path"]) / "sft").is_dir()
+    again = json.loads(runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"), "--json"]).stdout)
+    assert again["imported"] == 0 and again["collected_new"] == 0
+    assert again["dataset"]["ref"] == "default@v1"  # nothing changed, so no new version

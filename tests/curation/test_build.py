@@ -131,3 +131,14 @@ def test_an_op_that_empties_the_set_registers_nothing(lake):
     with pytest.raises(EmptySelection, match="line 4: op 'filter' left no episodes"):
         curate(lake, recipe)
     assert list_versions(lake) == []
+
+
+def test_real_mock_recipe_mixes_steps_one_to_one(lake):
+    dv = curate(lake, load_recipe(DEFAULT.parent / "real_mock_1to1.yaml"))
+    mix = next(o for o in dv.counts["ops"] if o["op"] == "mix")
+    eps = [r for split in dv.exports["formats"]["episodes"]
+           for r in load_dataset(dv.path, "episodes", split=split)]
+    real = sum(len(r["actions"]) for r in eps if r["phone"] == "real")
+    mock = sum(len(r["actions"]) for r in eps if r["phone"] == "mock")
+    # mock steps are scarce in this corpus: all 4 stay, and real episodes are cut to at most as many steps
+    assert mix["steps_out"] == real + mock and mock == 4 and 0 < real <= mock
