@@ -69,13 +69,21 @@ def _ids(e: EpisodeRow, s: StepRow) -> dict:
 
 
 def prompt_messages(e: EpisodeRow, i: int, params: dict, n_images: int) -> list[dict]:
-    """System + user messages for step ``i`` of ``e`` (shared by sft and grpo, and by policies)."""
+    """System + user messages for step ``i`` of ``e`` (shared by sft and grpo)."""
+    history = [(s.action, (s.width, s.height)) for s in e.steps[max(0, i - params["history"]):i]]
+    return build_prompt(e.instruction, history, params, n_images)
+
+
+def build_prompt(instruction: str, history: list, params: dict, n_images: int) -> list[dict]:
+    """The prompt a model sees: the system text for the action format, then the screenshot
+    placeholder(s), the task and the last actions. ``history`` is [(Action, (width, height))]
+    already cut to ``params["history"]``; policies call this too, so training and rollouts
+    use the same prompt."""
     style, coords = params["action_format"], params["coords"]
-    history = [format_action(s.action, style, coords, (s.width, s.height)) for s in e.steps[max(0, i - params["history"]):i]]
-    lines = [f"Task: {e.instruction}"]
+    lines = [f"Task: {instruction}"]
     if history:
         lines.append("Previous actions:")
-        lines.extend(f"{k + 1}. {h}" for k, h in enumerate(history))
+        lines.extend(f"{k + 1}. {format_action(a, style, coords, size)}" for k, (a, size) in enumerate(history))
     user = [{"type": "image", "text": None} for _ in range(n_images)]
     user.append({"type": "text", "text": "\n".join(lines)})
     return [{"role": "system", "content": [{"type": "text", "text": SYSTEM[style].format(coords=COORDS_TEXT[coords])}]},

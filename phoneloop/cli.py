@@ -5,8 +5,10 @@ from __future__ import annotations
 import typer
 
 from phoneloop import __version__
+from phoneloop.cli_annotate import app as annotate_app
 from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
+from phoneloop.cli_rollout import eval_, rollout
 from phoneloop.cli_serve import serve
 from phoneloop.cli_collect import collect_app
 from phoneloop.cli_device import device_app, devices
@@ -17,9 +19,12 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(lake_app, name="lake")
+app.add_typer(annotate_app, name="annotate")
 app.command()(curate)
 app.add_typer(datasets_app, name="datasets")
 app.command("serve")(serve)
+app.command("rollout")(rollout)
+app.command("eval")(eval_)
 app.add_typer(device_app, name="device")
 app.command("devices")(devices)
 app.add_typer(collect_app, name="collect")

@@ -1,0 +1,13 @@
+"""Errors of rollouts and evaluation, named for the condition."""
+
+
+class RolloutError(Exception):
+    """Base class for rollout errors the CLI turns into clear messages."""
+
+
+class PolicyError(RolloutError):
+    """A policy that cannot be built or does not answer (endpoint down, missing extras)."""
+
+
+class PhonesSpecError(RolloutError, ValueError):
+    """A --phones value that is not mock:N or adb:SERIAL,..."""
