@@ -10,6 +10,7 @@ from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
 from phoneloop.cli_rollout import eval_, rollout
 from phoneloop.cli_serve import serve
+from phoneloop.cli_train import app as train_app
 from phoneloop.cli_collect import collect_app
 from phoneloop.cli_device import device_app, devices
 
@@ -25,6 +26,7 @@ app.add_typer(datasets_app, name="datasets")
 app.command("serve")(serve)
 app.command("rollout")(rollout)
 app.command("eval")(eval_)
+app.add_typer(train_app, name="train")
 app.add_typer(device_app, name="device")
 app.command("devices")(devices)
 app.add_typer(collect_app, name="collect")
@@ -61,6 +63,35 @@ def demo(
     splits = ", ".join(f"{s} {n['steps']}" for s, n in dv["counts"]["splits"].items())
     print(f"{dv['ref']}: {dv['counts']['episodes']} episodes, {dv['counts']['steps']} steps ({splits}); "
           f"exports and report in {dv['exports']['path']}")
+
+
+@app.command()
+def loop(
+    rounds: int = typer.Option(1, "--rounds", help="How many rounds to run (resumes unfinished ones)."),
+    config: str = typer.Option(None, "--config", help="loop.yaml (default: built-in small settings)."),
+    lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
+    json_out: bool = typer.Option(False, "--json", help="Print the loop state as JSON."),
+) -> None:
+    """Run rounds of collect -> curate -> SFT -> rollout -> curate -> GRPO -> eval, resumable.
+
+    Example: phoneloop loop --rounds 1 --config examples/loop.yaml
+    """
+    from curation.errors import CurationError
+    from datalake.errors import LakeError
+    from phoneloop.loop import Loop, LoopConfig, LoopConfigError
+    from phoneloop.output import err_console, print_json
+    from rollout.errors import RolloutError
+
+    try:
+        state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
+    except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2)
+    if json_out:
+        print_json(state)
+    else:
+        for name, stages in state.items():
+            print(name, ", ".join(stages))
 
 
 def main() -> None:

@@ -15,7 +15,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 # torch==2.13.0 must come before anything that depends on torch (a CPU build from local
-# disk; a range would download a multi-GB CUDA build). Added here once training needs it.
+# disk; a range would download a multi-GB CUDA build).
+case ",$extras," in
+    *,train,*) .venv/bin/pip install --quiet torch==2.13.0 ;;
+esac
 if [ -n "$extras" ]; then
     .venv/bin/pip install --quiet -e ".[$extras]"
 else

@@ -3,7 +3,7 @@
 # Extra arguments go to pytest (e.g. scripts/test.sh -k lake -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev
+scripts/setup.sh dev,train
 scripts/system-deps.sh
 status=0
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?

@@ -1,0 +1,113 @@
+"""Training benchmarks: does the data pipeline keep the trainer fed, and how fast is SFT on the tiny model?
+
+    .venv/bin/python bench/training_bench.py            # full-size screens (1080x2400), ~1-2 minutes on 2 cores
+    .venv/bin/python bench/training_bench.py --quick    # small screens, small run
+
+In one run, on one dataset version built from oracle episodes on mock phones:
+
+1. prepare: loading the ``sft`` export with ``datasets`` and capping every screenshot at
+   the tiny model's ``max_pixels`` (done once per dataset version; ``datasets`` caches it);
+2. loader: samples/s the trainer's own DataLoader delivers (the SFT collator: chat
+   template, tokenisation, assistant masks, image processing), iterated without training;
+3. trainer: samples/s ``SFTTrainer`` consumes while training the tiny model (forward,
+   backward, optimizer step), and its steps/s.
+
+Target: loader >= 5x trainer. Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def build_lake(root: str, episodes: int, width: int, height: int):
+    from curation.build import curate
+    from curation.recipe import parse_recipe
+    from datalake.lake import Lake
+    from datalake.types import Action, Device, Episode, Step
+    from mockphone.layout import Display
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.oracle import UI
+    from mockphone.tasks.registry import select
+
+    lake = Lake.init(os.path.join(root, "lake"))
+    phone = MockPhone(display=Display(width, height))
+    tasks = select("complexity:<=3")
+    out = []
+    k = 0
+    while len(out) < episodes:
+        cls = tasks[k % len(tasks)]
+        k += 1
+        steps = []
+        try:
+            phone.reset(k)
+            task = cls(seed=k)
+            task.initialize_task(phone)
+            for action in task.oracle(UI(phone)):
+                steps.append(Step(phone.observe(), action))
+                phone.act(action)
+            steps.append(Step(phone.observe(), Action("terminate", status="success")))
+            out.append(Episode(instruction=task.goal, source="oracle", device=Device(width, height, kind="mock"),
+                               app=cls.app_names[0], task=cls.name(), outcome="success", verified_by="verifier",
+                               steps=tuple(steps)))
+        except Exception:  # a task this screen size cannot run: take the next one
+            continue
+    lake.write_episodes(out)
+    recipe = ("name: bench\nselect: SELECT episode_id FROM episodes\n"
+              "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n  - {format: sft}\n")
+    return lake, curate(lake, parse_recipe(recipe))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small screens and a short run")
+    opts = parser.parse_args()
+    episodes, (width, height), steps = (12, (360, 800), 20) if opts.quick else (30, (1080, 2400), 60)
+    root = tempfile.mkdtemp(prefix="phoneloop-train-bench-")
+    os.environ.setdefault("HF_HOME", os.path.join(root, "hf"))
+
+    t = time.perf_counter()
+    lake, dv = build_lake(root, episodes, width, height)
+    rows = dv.exports["formats"]["sft"]["train"]["rows"]
+    print(f"dataset {dv.ref}: {rows} sft rows from {episodes} oracle episodes on {width}x{height} mock phones "
+          f"({time.perf_counter() - t:.1f} s to collect and curate)")
+
+    from training.data import cap_images, open_export
+    from training.sft import SFTRun, prepare_sft
+    from training.tiny import TINY_MAX_PIXELS, tiny_model
+
+    tiny_model(lake.uri)
+    t = time.perf_counter()
+    cap_images(open_export(lake, dv.ref, "sft").load().select_columns(["messages", "images"]), TINY_MAX_PIXELS)
+    prepare = rows / (time.perf_counter() - t)
+
+    job = prepare_sft(lake, SFTRun(dataset=dv.ref, output="bench-sft", max_steps=steps, batch_size=4,
+                                   learning_rate=1e-3, save_steps=10_000, logging_steps=10))
+    loader = job.trainer.get_train_dataloader()
+    t, delivered = time.perf_counter(), 0
+    for _ in range(2):
+        for batch in loader:
+            delivered += int(batch["input_ids"].shape[0])
+    loader_rate = delivered / (time.perf_counter() - t)
+
+    result = job.trainer.train()
+    consume = result.metrics["train_samples_per_second"]
+    steps_per_s = result.metrics["train_steps_per_second"]
+
+    print(f"prepare (once per version): {prepare:8.1f} samples/s  (load export + cap images at {TINY_MAX_PIXELS} px)")
+    print(f"loader (collator included):  {loader_rate:8.1f} samples/s")
+    print(f"trainer (tiny model, CPU):   {consume:8.1f} samples/s   {steps_per_s:.2f} SFT steps/s at batch 4")
+    ratio = loader_rate / consume
+    print(f"loader / trainer = {ratio:.1f}x  (target >= 5x: {'met' if ratio >= 5 else 'NOT met'})")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""From a dataset version to what a trainer reads: the export, checked, with capped images.
+
+``open_export(lake, "default@v3", "sft")`` finds the version, checks that it has an
+``sft`` export with rows in the split, and loads it with ``datasets`` (the Parquet
+shards carry their features). All of that happens before any model is loaded, so a
+bad ``--dataset`` fails in a second with a message naming the version and kind.
+
+``cap_images`` shrinks every screenshot to at most ``max_pixels`` once (``datasets``
+caches the result), so the loader hands the trainer small images instead of decoding
+full-resolution PNGs every epoch. The processor applies the same cap, so the model
+sees the same thing either way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from curation.errors import CurationError, DatasetNotFound
+from curation.versions import get_version
+from training.errors import BadTrainingConfig, TrainingError, WrongExportKind
+
+KINDS = ("sft", "grpo")
+
+
+@dataclass(frozen=True)
+class Export:
+    ref: str  # name@vN
+    fingerprint: str
+    kind: str
+    split: str
+    rows: int
+    path: str
+
+    def load(self):
+        import datasets
+
+        return datasets.load_dataset(self.path, self.kind, split=self.split)
+
+
+def open_export(lake, ref: str, kind: str, split: str = "train") -> Export:
+    """The ``kind`` export of dataset version ``ref``; raises before any compute if it cannot be trained on."""
+    if kind not in KINDS:
+        raise BadTrainingConfig(f"unknown export kind {kind!r} (training reads: {', '.join(KINDS)})")
+    if not ref or "@v" not in ref:
+        raise BadTrainingConfig(f"--dataset must name a version, NAME@vN (got {ref!r}); see `phoneloop datasets list`")
+    try:
+        dv = get_version(lake, ref)
+    except DatasetNotFound as exc:
+        raise TrainingError(str(exc)) from None
+    except CurationError as exc:
+        raise BadTrainingConfig(str(exc)) from None
+    formats = dv.exports.get("formats", {})
+    if kind not in formats:
+        have = ", ".join(sorted(formats)) or "none"
+        raise WrongExportKind(f"dataset {dv.ref} has no {kind!r} export (it has: {have}); add "
+                              f"`- {{format: {kind}}}` to the recipe's exports and curate a new version")
+    splits = formats[kind]
+    if split not in splits or not splits[split].get("rows"):
+        have = ", ".join(f"{s} ({v.get('rows', 0)} rows)" for s, v in sorted(splits.items())) or "none"
+        raise WrongExportKind(f"dataset {dv.ref} has no rows in the {kind!r} export's {split!r} split (has: {have})")
+    return Export(ref=dv.ref, fingerprint=dv.fingerprint, kind=kind, split=split, rows=splits[split]["rows"],
+                  path=dv.path)
+
+
+def capped_size(width: int, height: int, max_pixels: int) -> tuple[int, int]:
+    """The largest size with the same aspect ratio and at most ``max_pixels`` pixels (never upscales)."""
+    if width * height <= max_pixels:
+        return width, height
+    scale = math.sqrt(max_pixels / (width * height))
+    return max(1, int(width * scale)), max(1, int(height * scale))
+
+
+def cap_image(image, max_pixels: int):
+    from PIL import Image
+
+    image = image.convert("RGB")
+    size = capped_size(image.width, image.height, max_pixels)
+    return image if size == image.size else image.resize(size, Image.Resampling.BILINEAR)
+
+
+def cap_images(ds, max_pixels: int, num_proc: int | None = None):
+    """A copy of ``ds`` whose ``images`` are at most ``max_pixels`` each (computed once, cached)."""
+    def cap(batch: dict[str, list]) -> dict[str, Any]:
+        return {"images": [[cap_image(img, max_pixels) for img in images] for images in batch["images"]]}
+
+    return ds.map(cap, batched=True, batch_size=32, num_proc=num_proc, desc=f"capping images at {max_pixels} px")
+
+
+def with_tool_schema(ds, processor, tools: list, column: str = "messages"):
+    """Rows whose system prompt also lists ``tools``, rendered exactly as the chat template renders them.
+
+    Online GRPO prompts carry the ``mobile_use`` tool's schema (TRL renders the
+    environment's tools into the system turn); SFT with the same schema lets a policy
+    meet online episodes in the form it was trained on."""
+    cache: dict[str, str] = {}
+
+    def render(system: str) -> str:
+        if system not in cache:
+            text = processor.apply_chat_template(
+                [{"role": "system", "content": [{"type": "text", "text": system}]},
+                 {"role": "user", "content": [{"type": "text", "text": "-"}]}], tools=tools, tokenize=False)
+            start, end = "<|im_start|>system\n", "<|im_end|>"
+            if start not in text:
+                raise BadTrainingConfig("--tools needs a ChatML (Qwen-family) chat template")
+            cache[system] = text.split(start, 1)[1].split(end, 1)[0]
+        return cache[system]
+
+    def add(row: dict) -> dict:
+        messages = []
+        for m in row[column]:
+            if m["role"] == "system":
+                text = "".join(p["text"] or "" for p in m["content"] if p["type"] == "text")
+                m = {**m, "content": [{"type": "text", "text": render(text)}]}
+            messages.append(m)
+        return {column: messages}
+
+    return ds.map(add, desc="adding the tool schema")

@@ -1,0 +1,102 @@
+"""The model registry: one row per trained checkpoint in the lake's ``models`` table.
+
+A row names the checkpoint (``name``), where it is (``path``), what it was trained
+from (``base_model``, ``parent``: the registered model it continued, if any), on what
+(``dataset`` ``name@vN`` and its fingerprint), how (``config_json``: the stage's full
+config) and how it went (``metrics_json``). Names may repeat: the newest row wins, so
+re-training ``sft-a`` supersedes the old one without rewriting history.
+
+``resolve_model`` turns what a user types after ``--model`` into a loadable path:
+``tiny`` (the offline tiny model), a registered name, a local folder, or a Hub id.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from training.errors import BadTrainingConfig, ModelNotFound
+from training.tiny import TINY, tiny_model
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    path: str
+    base_model: str
+    dataset: str | None
+    dataset_fingerprint: str | None
+    parent: str | None
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    created_at: datetime | None = None
+
+    def row(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "base_model": self.base_model, "dataset": self.dataset,
+                "dataset_fingerprint": self.dataset_fingerprint, "parent": self.parent,
+                "config_json": json.dumps(self.config, sort_keys=True, default=str),
+                "metrics_json": json.dumps(self.metrics, sort_keys=True, default=str),
+                "created_at": self.created_at or datetime.now(timezone.utc)}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.row()
+        out["created_at"] = out["created_at"].isoformat()
+        return out
+
+
+def register_model(lake, entry: ModelEntry) -> ModelEntry:
+    lake.append("models", [entry.row()])
+    return entry
+
+
+def list_models(lake, name: str | None = None) -> list[ModelEntry]:
+    q = "SELECT * FROM models" + (" WHERE name = ?" if name else "") + " ORDER BY created_at"
+    return [_entry(r) for r in lake.sql(q, [name] if name else None).to_pylist()]
+
+
+def get_model(lake, name: str) -> ModelEntry:
+    rows = list_models(lake, name)
+    if not rows:
+        raise ModelNotFound(f"no model {name!r} in the lake's registry (see `phoneloop train models`)")
+    return rows[-1]
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    path: str  # what from_pretrained loads
+    base_model: str  # the Hub id or path at the root of the lineage
+    parent: str | None  # the registered model this one continues
+
+
+def resolve_model(lake, ref: str) -> ResolvedModel:
+    """``tiny`` | a registered model name | a local folder | a Hub id (``org/name``)."""
+    if not ref:
+        raise BadTrainingConfig("--model is empty: name a Hub model, a local folder, a registered model or 'tiny'")
+    if ref == TINY:
+        return ResolvedModel(str(tiny_model(lake.uri)), TINY, None)
+    registered = list_models(lake, ref)
+    if registered:
+        entry = registered[-1]
+        return ResolvedModel(entry.path, entry.base_model, entry.name)
+    if Path(ref).expanduser().is_dir():
+        path = str(Path(ref).expanduser().resolve())
+        return ResolvedModel(path, path, None)
+    if ref.count("/") == 1 and not ref.startswith((".", "/", "~")):
+        return ResolvedModel(ref, ref, None)  # a Hub id: loaded (and cached) by transformers
+    raise ModelNotFound(f"model {ref!r} is not 'tiny', a registered model, a local folder or a Hub id (org/name)")
+
+
+def checkpoint_dir(lake, name: str) -> Path:
+    if "://" in lake.uri:
+        raise BadTrainingConfig("checkpoints need a local lake for now; set --lake to a local folder")
+    return Path(lake.uri) / "models" / name
+
+
+def _entry(row: dict) -> ModelEntry:
+    return ModelEntry(name=row["name"], path=row["path"], base_model=row["base_model"], dataset=row["dataset"],
+                      dataset_fingerprint=row["dataset_fingerprint"], parent=row["parent"],
+                      config=json.loads(row["config_json"] or "{}"), metrics=json.loads(row["metrics_json"] or "{}"),
+                      created_at=row["created_at"])
