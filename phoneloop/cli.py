@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import typer
 
 from phoneloop import __version__
@@ -41,9 +44,10 @@ def demo(
     lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run the embedded default: real sample + mock-phone demonstrations -> lake -> curated dataset.
+    """Run the embedded default: a full loop round on mock phones, a local lake and a tiny offline model.
 
-    Safe to run again: nothing already in the lake is added twice.
+    Imports the bundled real-phone sample, then collect -> curate -> SFT -> rollout ->
+    curate -> GRPO -> eval (examples/loop.yaml). Safe to run again.
 
     Example: phoneloop demo --lake ./lake
     """
@@ -52,15 +56,16 @@ def demo(
     from phoneloop import demo as demo_round
     from phoneloop.output import err_console, print_json, print_table
 
-    report = demo_round.run(lake, say=lambda message: err_console.print(message))
+    with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
+        report = demo_round.run(lake, say=lambda message: err_console.print(message))
     if json_out:
         print_json(report)
         return
     print_table(pa.Table.from_pylist(report["summary"]), title="episodes by source, phone and category")
-    dv = report["dataset"]
-    splits = ", ".join(f"{s} {n['steps']}" for s, n in dv["counts"]["splits"].items())
-    print(f"{dv['ref']}: {dv['counts']['episodes']} episodes, {dv['counts']['steps']} steps ({splits}); "
-          f"exports and report in {dv['exports']['path']}")
+    r = report["round"]
+    print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
+          f"models {r['sft']['model']}, {r['grpo']['model']}")
+    print(report["eval_markdown"])
 
 
 @app.command()
@@ -81,7 +86,8 @@ def loop(
     from rollout.errors import RolloutError
 
     try:
-        state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
+        with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
+            state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
     except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2)

@@ -141,7 +141,8 @@ class Loop:
     def _rollout(self, k: int, done: dict) -> dict:
         from rollout.runner import RolloutSpec, rollout
 
-        report = rollout(self.lake.uri, RolloutSpec(policy=done["sft"]["model"], round=k, **self.config.rollout))
+        report = rollout(self.lake.uri, RolloutSpec(policy=done["sft"]["model"], round=k,
+                                                    **_with_options(self.config.rollout)))
         return {"rollout_id": report.rollout_id, "episodes": report.episodes, "outcomes": report.outcomes,
                 "invalid_steps": report.invalid_steps}
 
@@ -157,7 +158,7 @@ class Loop:
         from rollout.eval import evaluate
         from rollout.runner import RolloutSpec
 
-        options = dict(self.config.eval)
+        options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
         report = evaluate(self.lake.uri, policies, RolloutSpec(policy=policies[0], **options))
@@ -167,6 +168,16 @@ class Loop:
     def _previous_model(self, k: int) -> str | None:
         previous = self.state.get(f"round{k - 1}", {})
         return (previous.get("grpo") or {}).get("model")
+
+
+def _with_options(section: dict[str, Any]) -> dict[str, Any]:
+    """A rollout/eval config section with its ``options`` (style, coords, max_tokens...) typed."""
+    from rollout.policies import PolicyOptions
+
+    out = dict(section)
+    if "options" in out:
+        out["options"] = PolicyOptions(**out["options"])
+    return out
 
 
 def _short(result: Any) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: a local lake (./lake) fed with the bundled sample,
-# then a summary query. Later rounds grow this into a full loop round on mock phones.
+# The main job on the embedded default: a full loop round on mock phones, a local lake
+# (./lake) and a tiny offline model (collect, curate, SFT, rollout, GRPO, eval).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh train
 exec .venv/bin/phoneloop demo --lake "${PHONELOOP_LAKE:-./lake}" "$@"
