@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 
 from curation.errors import CurationError
 from datalake.errors import LakeError
 from phoneloop.cli_lake import JsonOpt, LakeOpt, fail, open_lake
-from phoneloop.output import console, err_console, print_json
+from phoneloop.output import console, print_json, progress_bars
 
 datasets_app = typer.Typer(help="List, show, compare, rebuild and push dataset versions.", no_args_is_help=True)
 
@@ -28,11 +28,6 @@ class _Bars:
         if what not in self.tasks:
             self.tasks[what] = self.progress.add_task(what, total=total)
         self.progress.update(self.tasks[what], completed=done, total=total)
-
-
-def _bars() -> Progress:
-    return Progress(TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err_console, transient=True)
 
 
 def curate(
@@ -58,7 +53,7 @@ def curate(
     try:
         parsed = load_recipe(recipe)
         versions = json.loads(as_of) if as_of else None
-        with _bars() as progress:
+        with progress_bars() as progress:
             dv = build(opened, parsed, as_of=versions, progress=_Bars(progress))
     except (CurationError, LakeError, json.JSONDecodeError) as exc:
         fail(str(exc))
@@ -161,7 +156,7 @@ def rebuild(ref: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> No
     opened = open_lake(lake)
     try:
         original = get_version(opened, ref)
-        with _bars() as progress:
+        with progress_bars() as progress:
             dv = rebuild_version(opened, ref, progress=_Bars(progress))
     except (CurationError, LakeError) as exc:
         fail(str(exc))

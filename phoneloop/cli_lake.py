@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from datalake import interchange
 from datalake.errors import LakeError
 from datalake.lake import Lake
-from phoneloop.output import console, err_console, print_json, print_table
+from phoneloop.output import console, err_console, print_json, print_table, progress_bars
 
 app = typer.Typer(help="Create, inspect, query, import into and export from a lake.", no_args_is_help=True)
 
@@ -31,11 +30,6 @@ def open_lake(uri: str) -> Lake:
     except LakeError as exc:
         fail(str(exc))
         raise  # unreachable
-
-
-def progress_bar() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=err_console, transient=True)
 
 
 @app.command()
@@ -135,7 +129,7 @@ def import_(
             fail(f"no such file: {path}")
     opened = open_lake(lake)
     total = sum(_count_lines(p) for p in files)
-    with progress_bar() as bar:
+    with progress_bars() as bar:
         task = bar.add_task("importing", total=total)
         report = interchange.import_files(opened, files, workers=workers, batch_episodes=batch,
                                           max_ui_tree_bytes=max_ui_tree_kb * 1024,
@@ -171,7 +165,7 @@ def export(
     Example: phoneloop lake export out/ --where "source = 'human' AND outcome = 'success'"
     """
     opened = open_lake(lake)
-    with progress_bar() as bar:
+    with progress_bars() as bar:
         task = bar.add_task("exporting", total=None)
         try:
             count = interchange.export_jsonl(opened, out_dir, where=where, progress=lambda n: bar.advance(task, n))

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import TextColumn
 
 from datalake.errors import LakeError
 from phoneloop.cli_lake import JsonOpt, LakeOpt, fail
-from phoneloop.output import console, err_console, print_json
+from phoneloop.output import console, print_json, progress_bars
 from rollout.errors import RolloutError
 
 PhonesOpt = Annotated[str, typer.Option("--phones", help="mock:N or adb:SERIAL[,SERIAL...].")]
@@ -29,9 +29,8 @@ def _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, mod
                        max_steps=max_steps, options=PolicyOptions(style=style, coords=coords, model=model))
 
 
-def _bar() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("success {task.fields[rate]}"), console=err_console, transient=True)
+def _bar():
+    return progress_bars(TextColumn("success {task.fields[rate]}"))
 
 
 def rollout(

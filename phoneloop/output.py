@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 console = Console()
@@ -53,3 +54,9 @@ def print_table(table: pa.Table, fmt: str = "table", title: str | None = None) -
         for row in rows_of(table):
             out.add_row(*("" if v is None else str(v) for v in row.values()))
         console.print(out)
+
+
+def progress_bars(*extra: ProgressColumn) -> Progress:
+    """Progress bars on stderr (stdout stays clean for --json): what, bar, n/total, elapsed, extras."""
+    return Progress(TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    *extra, console=err_console, transient=True)
