@@ -66,6 +66,8 @@ def demo(
     print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
           f"models {r['sft']['model']}, {r['grpo']['model']}")
     print(report["eval_markdown"])
+    print(f"next: phoneloop serve --lake {report['lake']}  (trajectories at http://127.0.0.1:8765/episodes), "
+          f"the dataset report {r['curate']['path']}/report.html, the evaluation in {r['eval']['folder']}")
 
 
 @app.command()

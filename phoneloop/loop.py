@@ -116,17 +116,18 @@ class Loop:
         return {"episodes": report.episodes, "written": report.written, "outcomes": report.outcomes}
 
     def _curate(self, k: int, done: dict) -> dict:
-        return {"dataset": self._build(self.config.recipe)}
+        return self._build(self.config.recipe)
 
     def _curate_rollouts(self, k: int, done: dict) -> dict:
-        return {"dataset": self._build(self.config.rollout_recipe)}
+        return self._build(self.config.rollout_recipe)
 
-    def _build(self, recipe_path: str) -> str:
+    def _build(self, recipe_path: str) -> dict:
         from curation.build import curate
         from curation.recipe import load_recipe
 
         self.lake.invalidate()
-        return curate(self.lake, load_recipe(self.config.path(recipe_path))).ref
+        dv = curate(self.lake, load_recipe(self.config.path(recipe_path)))
+        return {"dataset": dv.ref, "path": dv.path, "episodes": dv.counts["episodes"]}
 
     def _sft(self, k: int, done: dict) -> dict:
         from training.sft import SFTRun, run_sft

@@ -7,7 +7,8 @@
 2. Workers: one spawned process per phone (``mock:N`` makes N MockPhones; ``adb:S1,S2``
    uses those serials through the adb server). Each worker builds a fresh policy per
    episode, runs ``collectors.run_episode`` with a step limit (default: twice the
-   oracle's solution length on mock phones, 30 on real ones), retries an episode once on
+   oracle's solution length on mock phones, 30 on real ones; the oracle policy itself
+   needs none), retries an episode once on
    a device error, and writes its episodes to the lake in small batches (the lake
    validates and quarantines). Results stream back for the live progress bar.
 3. Each episode gets a fresh id (a rollout is a new sample even when a deterministic
@@ -164,7 +165,7 @@ def _one(lake_uri, phone, kind, name, seed, spec: RolloutSpec, rollout_id, phone
     from mockphone.tasks import registry
 
     task = registry.get(name)(seed=seed)
-    max_steps = spec.max_steps or (2 * _optimal_length(task, seed) if kind == "mock" else REAL_MAX_STEPS)
+    max_steps = spec.max_steps or _step_limit(spec.policy, kind, task, seed)
     meta = {"rollout_id": rollout_id, "phone": phone_id, **spec.meta}
     for attempt in (1, 2):
         try:
@@ -192,6 +193,13 @@ def _flush(lake: Lake, batch: list, results) -> None:
 
 
 _OPTIMAL: dict[tuple[str, int], int] = {}
+ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
+
+
+def _step_limit(policy: str, kind: str, task, seed: int) -> int:
+    if policy == "oracle":
+        return ORACLE_MAX_STEPS
+    return 2 * _optimal_length(task, seed) if kind == "mock" else REAL_MAX_STEPS
 
 
 def _optimal_length(task, seed: int) -> int:

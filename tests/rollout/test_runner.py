@@ -134,3 +134,15 @@ def test_evaluate_compares_policies_per_category_and_saves_the_table(lake):
     folder = Path(report.folder)
     assert (folder / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads((folder / "results.json").read_text())["by_app"]["clock"]["oracle"]["n"] == 1
+
+
+def test_round_k_rollouts_are_selectable_by_the_next_rounds_recipe(lake):
+    from curation.build import curate
+    from curation.recipe import parse_recipe
+
+    rollout(lake.uri, RolloutSpec(policy="oracle", tasks="ClockAddAlarm", phones="mock:1", round=1))
+    rollout(lake.uri, RolloutSpec(policy="random", tasks="ClockAddAlarm", phones="mock:1", round=1))
+    recipe = parse_recipe("name: next\nselect: SELECT episode_id FROM episodes WHERE source = 'rollout' AND round = 1 "
+                          "AND outcome = 'success' AND verified_by = 'verifier'\nexports:\n  - {format: episodes}\n")
+    dv = curate(lake, recipe)
+    assert dv.counts["episodes"] == 1  # the verified success, not the random failure
