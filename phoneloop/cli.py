@@ -8,6 +8,7 @@ import sys
 import typer
 
 from phoneloop import __version__
+from phoneloop.cli_annotate import app as annotate_app
 from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
 from phoneloop.cli_rollout import eval_, rollout
@@ -22,6 +23,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(lake_app, name="lake")
+app.add_typer(annotate_app, name="annotate")
 app.command()(curate)
 app.add_typer(datasets_app, name="datasets")
 app.command("serve")(serve)

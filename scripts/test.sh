@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev,train
 scripts/system-deps.sh
+scripts/labelstudio.sh  # the Label Studio server's own venv, for tests/annotate
 status=0
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@" || status=$?
 if [ "$status" -eq 5 ]; then

@@ -1,0 +1,289 @@
+"""Label Studio for a lake: a configured server, or a local one started headless.
+
+``connect(lake)`` returns the server to talk to:
+
+- ``PHONELOOP_LABEL_STUDIO_URL`` + ``PHONELOOP_LABEL_STUDIO_TOKEN`` set: that server;
+- otherwise the local one ``serve(lake)`` started. ``serve`` creates (once) a separate
+  virtualenv with ``label-studio`` (its pins clash with ours), generates an admin login
+  and a 40-character API token into ``<lake>/labelstudio/credentials.json`` (mode 0600),
+  and starts ``label-studio start --no-browser --internal-host 127.0.0.1`` with its data
+  in ``<lake>/labelstudio/data``, analytics and version checks off, and webhooks to
+  private addresses allowed (``USE_DEFAULT_BANNED_SUBNETS=false``: the phoneloop API's
+  webhook runs on 127.0.0.1). It waits for ``/health`` on the exact port (Label Studio
+  silently moves to the next port when one is busy) and records the process in
+  ``<lake>/labelstudio/server.json``. A second ``serve`` reuses the running server.
+
+The first start on a fresh data folder runs database migrations (about a minute); a
+restart takes seconds. ``stop(lake)`` ends the process group it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotate.client import LabelStudio
+from annotate.errors import ServerFailedToStart, ServerNotRunning
+
+LABEL_STUDIO_VERSION = "1.23.2"
+DEFAULT_PORT = 8080
+START_TIMEOUT_S = 240.0
+USERNAME = "admin@phoneloop.local"
+_UNPREFIXED = ("USERNAME", "PASSWORD", "USER_TOKEN", "PORT", "HOST", "DATA_DIR")
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    token: str
+    managed: bool  # started by phoneloop for this lake (else configured)
+    token_file: str | None = None
+    username: str | None = None
+    password: str | None = None
+    pid: int | None = None
+
+    def client(self) -> LabelStudio:
+        return LabelStudio(self.url, self.token)
+
+
+def home(lake_uri: str) -> Path:
+    """``<lake>/labelstudio``: credentials, pid file, log and the server's data (local lakes only)."""
+    if "://" in lake_uri and not lake_uri.startswith("file://"):
+        raise ServerNotRunning(f"a local Label Studio keeps its data beside a local lake, not {lake_uri}; "
+                               "set PHONELOOP_LABEL_STUDIO_URL and PHONELOOP_LABEL_STUDIO_TOKEN instead")
+    return Path(lake_uri.removeprefix("file://")) / "labelstudio"
+
+
+def venv_dir() -> Path:
+    """``PHONELOOP_LABEL_STUDIO_VENV``, else ``.venv-labelstudio`` beside phoneloop's source tree."""
+    configured = os.environ.get("PHONELOOP_LABEL_STUDIO_VENV")
+    return Path(configured) if configured else Path(__file__).resolve().parents[1] / ".venv-labelstudio"
+
+
+def ensure_venv(say=print) -> Path:
+    """The ``label-studio`` executable, creating its virtualenv first if needed (PyPI)."""
+    venv = venv_dir()
+    exe = venv / "bin" / "label-studio"
+    if exe.exists():
+        return exe
+    say(f"creating the Label Studio virtualenv in {venv} (label-studio=={LABEL_STUDIO_VERSION}) ...")
+    python = os.environ.get("PYTHON", "python3")
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
+                    f"label-studio=={LABEL_STUDIO_VERSION}"], check=True)
+    return exe
+
+
+def configured() -> Server | None:
+    url, token = os.environ.get("PHONELOOP_LABEL_STUDIO_URL"), os.environ.get("PHONELOOP_LABEL_STUDIO_TOKEN")
+    if url and token:
+        return Server(url=url.rstrip("/"), token=token, managed=False)
+    return None
+
+
+def credentials(lake_uri: str) -> dict:
+    """The lake's Label Studio login and token, generated once (file mode 0600)."""
+    path = home(lake_uri) / "credentials.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    creds = {"username": USERNAME, "password": secrets.token_urlsafe(18), "token": secrets.token_hex(20)}
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(creds, out, indent=2)
+    return creds
+
+
+def connect(lake_uri: str) -> Server:
+    """The server this lake annotates with: configured, or the running local one."""
+    server = configured() or running(lake_uri)
+    if server is None:
+        raise ServerNotRunning(f"no Label Studio running for {lake_uri}: run `phoneloop annotate serve` "
+                               "or set PHONELOOP_LABEL_STUDIO_URL and PHONELOOP_LABEL_STUDIO_TOKEN")
+    return server
+
+
+def running(lake_uri: str) -> Server | None:
+    """The local server recorded in the pid file, if its process is alive and healthy."""
+    state = _read_state(lake_uri)
+    if state is None or not _alive(state.get("pid")) or not _is_label_studio(state["pid"]):
+        return None
+    server = _local(lake_uri, state["url"], state["pid"])
+    with server.client() as client:
+        return server if client.healthy() else None
+
+
+def serve(lake_uri: str, *, port: int | None = None, timeout: float = START_TIMEOUT_S, say=print) -> Server:
+    """Start (or reuse) the lake's local Label Studio and return it once /health answers.
+
+    The port: ``port``, else the one the lake's server used last, else
+    ``PHONELOOP_LABEL_STUDIO_PORT`` or 8080 — or any free port when that one is busy.
+    """
+    server = configured()
+    if server is not None:
+        with server.client() as client:
+            if not client.healthy():
+                raise ServerNotRunning(f"the configured Label Studio at {server.url} does not answer /health")
+        return server
+    state = _read_state(lake_uri) or {}
+    if _alive(state.get("pid")) and _is_label_studio(state["pid"]):  # running, or still starting
+        _wait_healthy(state["pid"], state["url"], home(lake_uri) / "server.log", timeout)
+        return _local(lake_uri, state["url"], state["pid"])
+    exe = ensure_venv(say)
+    creds = credentials(lake_uri)
+    # a busy port would make Label Studio move silently to the next one: take a free one ourselves
+    port = _free_port(port or state.get("port") or int(os.environ.get("PHONELOOP_LABEL_STUDIO_PORT", DEFAULT_PORT)))
+    base = home(lake_uri)
+    (base / "data").mkdir(parents=True, exist_ok=True)
+    log = open(base / "server.log", "ab")
+    proc = subprocess.Popen([str(exe), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port)],
+                            env=_env(base, creds), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            cwd=base, start_new_session=True)
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    _write_state(lake_uri, {"pid": proc.pid, "port": port, "url": url})
+    say(f"starting Label Studio on {url} (first start migrates its database: about a minute) ...")
+    _wait_healthy(proc.pid, url, base / "server.log", timeout)
+    return _local(lake_uri, url, proc.pid)
+
+
+def stop(lake_uri: str, timeout: float = 30.0) -> bool:
+    """Stop the lake's local server; False when none was running."""
+    state = _read_state(lake_uri)
+    if state is None:
+        return False
+    pid = state.pop("pid", None)
+    stopped = False
+    if _alive(pid) and _is_label_studio(pid):
+        _signal_group(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _alive(pid):
+            _signal_group(pid, signal.SIGKILL)
+        stopped = True
+    _write_state(lake_uri, state)  # keep the port: a restart reuses it when free
+    return stopped
+
+
+def status(lake_uri: str) -> dict:
+    """URL, token location and projects (tasks, annotations) of the lake's server."""
+    server = configured() or running(lake_uri)
+    out = {"running": server is not None, "managed": bool(server and server.managed),
+           "url": server.url if server else None,
+           "token_file": str(home(lake_uri) / "credentials.json") if not configured() else
+           "PHONELOOP_LABEL_STUDIO_TOKEN", "projects": []}
+    if server is None:
+        return out
+    with server.client() as client:
+        out["projects"] = [{"id": p["id"], "title": p["title"], "tasks": p.get("task_number") or 0,
+                            "annotations": p.get("total_annotations_number") or 0,
+                            "tasks_annotated": p.get("num_tasks_with_annotations") or 0}
+                           for p in client.projects()]
+    return out
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _local(lake_uri: str, url: str, pid: int) -> Server:
+    creds = credentials(lake_uri)
+    return Server(url=url, token=creds["token"], managed=True, token_file=str(home(lake_uri) / "credentials.json"),
+                  username=creds["username"], password=creds["password"], pid=pid)
+
+
+def _env(base: Path, creds: dict) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _UNPREFIXED and not k.startswith("LABEL_STUDIO_")}
+    env.update({
+        "LABEL_STUDIO_BASE_DATA_DIR": str(base / "data"),
+        "LABEL_STUDIO_USERNAME": creds["username"], "LABEL_STUDIO_PASSWORD": creds["password"],
+        "LABEL_STUDIO_USER_TOKEN": creds["token"], "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+        "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
+        "COLLECT_ANALYTICS": "false", "LATEST_VERSION_CHECK": "false", "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "",
+        "USE_DEFAULT_BANNED_SUBNETS": "false",  # the phoneloop webhook listens on 127.0.0.1
+        "PYTHONUNBUFFERED": "1",
+    })
+    return env
+
+
+def _wait_healthy(pid: int, url: str, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    with LabelStudio(url, "") as client:
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                raise ServerFailedToStart(f"Label Studio exited:\n{_tail(log)}")
+            if client.healthy():
+                return
+            time.sleep(1.0)
+    _signal_group(pid, signal.SIGKILL)
+    raise ServerFailedToStart(f"Label Studio did not answer {url}/health within {timeout:.0f} s:\n{_tail(log)}")
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _free_port(preferred: int) -> int:
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise ServerFailedToStart("no free TCP port on 127.0.0.1")
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of this process counts as gone
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return True
+
+
+def _is_label_studio(pid: int) -> bool:
+    """Whether ``pid`` still runs label-studio (a stale pid file may name a reused pid)."""
+    try:
+        return b"label-studio" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()  # no procfs (macOS): trust the pid file
+    except OSError:
+        return False
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)  # the server runs in its own session: its group id is its pid
+    except ProcessLookupError:
+        pass
+
+
+def _read_state(lake_uri: str) -> dict | None:
+    path = home(lake_uri) / "server.json"
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return state if state.get("pid") or state.get("port") else None
+
+
+def _write_state(lake_uri: str, state: dict) -> None:
+    path = home(lake_uri) / "server.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=2) + "\n")
