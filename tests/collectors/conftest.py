@@ -3,8 +3,8 @@ from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_
 import pytest  # noqa: E402
 
 from collectors.adb_phone import AdbPhone  # noqa: E402
-from mockphone.adb import VirtualAdbServer  # noqa: E402
 from mockphone.phone import MockPhone  # noqa: E402
+from tests.adb.conftest import server  # noqa: E402,F401  (the virtual adb server fixture, shared)
 
 
 @pytest.fixture
@@ -12,13 +12,6 @@ def phone():
     p = MockPhone(seed=0)
     yield p
     p.close()
-
-
-@pytest.fixture
-def server():
-    s = VirtualAdbServer(phones=2).start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture
