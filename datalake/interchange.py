@@ -144,6 +144,7 @@ def import_jsonl(lake, path: str | os.PathLike, *, batch_episodes: int = DEFAULT
         report.lines += 1
         try:
             ep = parse_record(raw, path.parent)
+            writer.prepare([ep])
             writer.check(ep)
             if ep.episode_id in seen:
                 raise InvalidRecord(f"episode_id {ep.episode_id!r} appears more than once in this file")

@@ -137,18 +137,22 @@ class EpisodeWriter:
 
     # -- validation -----------------------------------------------------------------
     def prepare(self, episodes: list[Episode]) -> None:
-        """Hash and check a batch's new frames on a thread pool (hashlib and zlib release the GIL)."""
-        todo = {id(s.observation): s.observation for ep in episodes for s in ep.steps}
+        """Hash and check the frames of ``episodes`` on the thread pool, one chunk per thread
+        (hashlib and zlib release the GIL on large buffers; one future per frame would not
+        scale). ``check`` then finds every result cached."""
+        todo = list({id(s.observation): s.observation for ep in episodes for s in ep.steps}.values())
         if len(todo) < 8:
             return
+        threads = _pool()._max_workers
 
-        def work(obs) -> None:
-            try:
-                self._frame_size(obs)
-            except InvalidRecord:
-                pass  # reported with its step number by check()
+        def work(chunk) -> None:
+            for obs in chunk:
+                try:
+                    self._frame_size(obs)
+                except InvalidRecord:
+                    pass  # reported with its step number by check()
 
-        list(_pool().map(work, todo.values()))
+        list(_pool().map(work, [todo[i::threads] for i in range(threads)]))
 
     def _frame_size(self, obs) -> tuple[int, int]:
         """(width, height) of a structurally sound screenshot; checked once per sha."""
@@ -159,7 +163,6 @@ class EpisodeWriter:
 
     def check(self, ep: Episode) -> None:
         """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
-        self.prepare([ep])
         for i, step in enumerate(ep.steps):
             obs = step.observation
             try:
@@ -180,6 +183,9 @@ class EpisodeWriter:
     def write(self, episodes: Iterable[Episode], origin: str = "api", *, checked: bool = False) -> WriteReport:
         """Write one batch. ``checked=True`` skips ``check`` for episodes the caller already checked."""
         report = WriteReport()
+        episodes = list(episodes)
+        if not checked:
+            self.prepare(episodes)
         good: list[Episode] = []
         rejected: list[Rejected] = []
         seen: set[str] = set()
