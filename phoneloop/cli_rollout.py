@@ -73,6 +73,10 @@ def rollout(
                       f"{report.written} written, {report.invalid_steps} invalid steps")
         for error in report.errors[:10]:
             console.print(f"  [yellow]error[/yellow] {error}")
+        if report.outcomes.get("unknown"):
+            console.print("real-phone outcomes are unknown until a person judges them:\n  phoneloop annotate push "
+                          "--project judge --kind episode --where "
+                          f"\"json_extract_string(e.meta_json, '$.rollout_id') = '{report.rollout_id}'\"")
     if report.errors:
         raise typer.Exit(1)
 

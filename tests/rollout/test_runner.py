@@ -146,3 +146,12 @@ def test_round_k_rollouts_are_selectable_by_the_next_rounds_recipe(lake):
                           "AND outcome = 'success' AND verified_by = 'verifier'\nexports:\n  - {format: episodes}\n")
     dv = curate(lake, recipe)
     assert dv.counts["episodes"] == 1  # the verified success, not the random failure
+
+
+def test_a_rollouts_episodes_can_be_selected_for_the_annotation_queue(lake):
+    from annotate.push import select_steps
+
+    first = rollout(lake.uri, RolloutSpec(policy="oracle", tasks="ClockAddAlarm", phones="mock:1"))
+    rollout(lake.uri, RolloutSpec(policy="random", tasks="ClockAddAlarm", phones="mock:1"))
+    rows = select_steps(lake, where=f"json_extract_string(e.meta_json, '$.rollout_id') = '{first.rollout_id}'")
+    assert rows and {r["episode_id"].split("-")[0] for r in rows} == {first.rollout_id}
