@@ -191,7 +191,8 @@ def bench_export(n_steps: int) -> None:
     from curation.workset import EpisodeRow, StepRow
     from datalake.types import Action
 
-    frames = [with_text_chunk(base_screen(i % 8), i) for i in range(n_steps)]
+    bases = [base_screen(i) for i in range(8)]
+    frames = [with_text_chunk(bases[i % 8], i) for i in range(n_steps)]
     ws = []
     for e in range(n_steps // 20):
         steps = [StepRow(index=i, frame_sha=str(e * 20 + i), width=W, height=H, action=Action("tap", x=100 + i, y=900),
