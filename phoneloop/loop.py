@@ -133,8 +133,8 @@ class Loop:
         from training.sft import SFTRun, run_sft
 
         options = dict(self.config.sft)
-        base = self._previous_model(k) or options.pop("model", "tiny")
-        options.pop("model", None)
+        first = options.pop("model", "tiny")  # round 1 starts here; later rounds from the last GRPO model
+        base = self._previous_model(k) or first
         entry = run_sft(self.lake, SFTRun(dataset=done["curate"]["dataset"], output=f"{self.config.name}-r{k}-sft",
                                           model=base, **options), echo=self.say)
         return {"model": entry.name, "metrics": entry.metrics}
