@@ -5,7 +5,9 @@
 - ``http(s)://HOST/v1``: an OpenAI-compatible chat-completions endpoint with images (vLLM,
   SGLang, ...), prompted exactly like the SFT export (``curation.exports.build_prompt``);
 - ``MODEL`` (a name in the lake's ``models`` table, or a checkpoint folder): a local
-  transformers checkpoint, through ``training.infer`` (needs the ``train`` extras).
+  transformers checkpoint (needs the ``train`` extras). The runner loads it once and serves
+  all phones from a batching loopback endpoint (``rollout.model_server``); ``make_policy``
+  called directly loads it in-process through ``training.infer``.
 
 Model output is parsed in the policy's style (json | qwen3vl | uitars). Output that does not
 parse becomes a ``wait`` step whose ``raw_output`` keeps the text and ``thought`` starts with
@@ -173,7 +175,7 @@ def _openai_messages(messages: list[dict], images: list[bytes]) -> list[dict]:
 
 
 def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = PolicyOptions(),
-                lake_uri: str | None = None) -> Any:
+                lake_uri: str | None = None, name: str | None = None) -> Any:
     """A fresh policy for one episode from its spec (see the module docstring)."""
     if spec == "oracle":
         from collectors.loop import OraclePolicy
@@ -187,7 +189,7 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
         policy.name = "random"
         return policy
     if spec.startswith(("http://", "https://")):
-        return ModelPolicy(f"endpoint:{options.model}", openai_generate(spec, options), options)
+        return ModelPolicy(name or f"endpoint:{options.model}", openai_generate(spec, options), options)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)
 
 

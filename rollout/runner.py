@@ -5,7 +5,9 @@
 1. Jobs: every (task, seed) pair for the selected tasks, ``episodes`` seeds each, dealt
    round-robin to the phones.
 2. Workers: one spawned process per phone (``mock:N`` makes N MockPhones; ``adb:S1,S2``
-   uses those serials through the adb server). Each worker builds a fresh policy per
+   uses those serials through the adb server). A local checkpoint is loaded once, in
+   this process, and served to the workers by a batching loopback endpoint
+   (``rollout.model_server``). Each worker builds a fresh policy per
    episode, runs ``collectors.run_episode`` with a step limit (default: twice the
    oracle's solution length on mock phones, 30 on real ones; the oracle policy itself
    needs none), retries an episode once on
@@ -46,6 +48,7 @@ class RolloutSpec:
     seed: int = 0
     options: PolicyOptions = field(default_factory=PolicyOptions)
     meta: dict[str, Any] = field(default_factory=dict)  # added to every episode's meta
+    name: str | None = None  # the policy's name in the lake (default: from the policy itself)
 
 
 @dataclass
@@ -91,6 +94,15 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     kind, phones = parse_phones(spec.phones)
     jobs = jobs_for(spec)
     Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
+    if not is_builtin(spec.policy):  # a local checkpoint: load it once here, serve the workers in batches
+        from rollout.model_server import ModelServer
+
+        server = ModelServer.load(lake_uri, spec.policy, max_batch=len(phones)).start()
+        try:
+            return rollout(lake_uri, replace(spec, policy=server.url, name=spec.name or spec.policy),
+                           progress=progress, adb_port=adb_port)
+        finally:
+            server.stop()
     report = RolloutReport(rollout_id=uuid.uuid4().hex[:12])
     shares = {p: jobs[i::len(phones)] for i, p in enumerate(phones)}
     ctx = spawn_context()
@@ -131,6 +143,11 @@ def _absorb(report: RolloutReport, message: dict) -> int:
     return int(kind == "done")
 
 
+def is_builtin(policy: str) -> bool:
+    """oracle, random[:SEED] and http(s) endpoints; anything else is a local checkpoint."""
+    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://"))
+
+
 def _worker(lake_uri: str, kind: str, phone_id: str, jobs: list[tuple[str, int]], spec_dict: dict,
             rollout_id: str, adb_port: int | None, results) -> None:
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
@@ -169,7 +186,7 @@ def _one(lake_uri, phone, kind, name, seed, spec: RolloutSpec, rollout_id, phone
     meta = {"rollout_id": rollout_id, "phone": phone_id, **spec.meta}
     for attempt in (1, 2):
         try:
-            policy = make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri)
+            policy = make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri, name=spec.name)
             episode = run_episode(phone, policy, task, seed=seed, max_steps=max_steps, round=spec.round, meta=meta)
             break
         except (CollectorError, EpisodeAborted) as exc:

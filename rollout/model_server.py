@@ -1,0 +1,165 @@
+"""A loopback, OpenAI-compatible chat-completions server for a local checkpoint, with batching.
+
+Rollouts of a local model run one worker process per phone; loading the model in every
+worker would cost memory and give up batching. Instead the runner starts this server in
+its own (parent) process, the model loaded once, and the workers talk to it like to any endpoint
+(``rollout.policies.openai_generate``). Requests that arrive within ``max_wait_ms`` of
+each other, up to ``max_batch``, are answered by one greedy ``generate`` call on a
+left-padded batch; greedy decoding gives the same text batched or alone.
+
+Binds 127.0.0.1 only; it serves ``POST /v1/chat/completions`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import queue
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BytesIO
+from typing import Any
+
+
+@dataclass
+class _Request:
+    messages: list[dict]
+    images: list[Any]
+    max_tokens: int
+    done: threading.Event = field(default_factory=threading.Event)
+    text: str = ""
+    error: str | None = None
+
+
+class ModelServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, model: Any, processor: Any, *, max_batch: int = 8, max_wait_ms: float = 20.0):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.model, self.processor = model, processor
+        self.max_batch, self.max_wait = max_batch, max_wait_ms / 1000
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
+        self.batch_sizes: list[int] = []
+        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._loops = [threading.Thread(target=self.serve_forever, daemon=True),
+                         threading.Thread(target=self._batcher, daemon=True)]
+
+    @classmethod
+    def load(cls, lake_uri: str, ref: str, **kwargs) -> ModelServer:
+        """The registered model (or folder, or ``tiny``) ``ref`` of the lake, ready to start."""
+        from transformers import AutoModelForImageTextToText
+
+        from datalake.lake import Lake
+        from training.processor import load_processor
+        from training.registry import resolve_model
+
+        path = resolve_model(Lake.open(lake_uri), ref).path
+        processor = load_processor(path, padding_side="left")
+        return cls(AutoModelForImageTextToText.from_pretrained(path).eval(), processor, **kwargs)
+
+    def start(self) -> ModelServer:
+        for t in self._loops:
+            t.start()
+        return self
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self.shutdown()
+        self.server_close()
+
+    def submit(self, request: _Request) -> _Request:
+        self._queue.put(request)
+        request.done.wait()
+        return request
+
+    def _batcher(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._queue.get(timeout=self.max_wait)
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._queue.put(None)
+                    break
+                batch.append(item)
+            self._answer(batch)
+
+    def _answer(self, batch: list[_Request]) -> None:
+        import torch
+
+        self.batch_sizes.append(len(batch))
+        try:
+            texts = [self.processor.apply_chat_template(r.messages, add_generation_prompt=True, tokenize=False)
+                     for r in batch]
+            images = [r.images for r in batch] if all(r.images for r in batch) else None
+            inputs = self.processor(text=texts, images=images, return_tensors="pt", padding=True)
+            with torch.no_grad():
+                out = self.model.generate(**inputs, max_new_tokens=max(r.max_tokens for r in batch), do_sample=False)
+            decoded = self.processor.batch_decode(out[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+            for r, text in zip(batch, decoded):
+                r.text = text
+        except Exception as exc:  # answer every waiting client, never leave one hanging
+            for r in batch:
+                r.error = f"{type(exc).__name__}: {exc}"
+        for r in batch:
+            r.done.set()
+
+
+def _from_openai(messages: list[dict]) -> tuple[list[dict], list[Any]]:
+    """OpenAI-style messages -> chat-template messages and the PIL images, in order."""
+    from PIL import Image
+
+    out, images = [], []
+    for m in messages:
+        content = m["content"]
+        if isinstance(content, str):
+            out.append({"role": m["role"], "content": [{"type": "text", "text": content}]})
+            continue
+        parts = []
+        for part in content:
+            if part["type"] == "image_url":
+                data = part["image_url"]["url"].split(",", 1)[1]
+                images.append(Image.open(BytesIO(base64.b64decode(data))).convert("RGB"))
+                parts.append({"type": "image"})
+            else:
+                parts.append({"type": "text", "text": part["text"]})
+        out.append({"role": m["role"], "content": parts})
+    return out, images
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+    def do_POST(self):
+        if self.path != "/v1/chat/completions":
+            self._send(404, {"error": {"message": "only POST /v1/chat/completions"}})
+            return
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            messages, images = _from_openai(body["messages"])
+            request = _Request(messages, images, int(body.get("max_tokens") or 256))
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            self._send(400, {"error": {"message": f"bad request: {exc}"}})
+            return
+        self.server.submit(request)
+        if request.error:
+            self._send(500, {"error": {"message": request.error}})
+            return
+        self._send(200, {"object": "chat.completion", "model": body.get("model"),
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": request.text}}]})
+
+    def _send(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
