@@ -106,7 +106,7 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
         parents = [v.ref for v in list_versions(lake, recipe.name)][-1:]
         (tmp / "README.md").write_text(render_card(ref, recipe, fingerprint, table_versions, counts, exports,
                                                    parents, ops_log), encoding="utf-8")
-        (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, _frame_of(ctx)), encoding="utf-8")
+        (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, ctx.frame), encoding="utf-8")
         records = details.get("redact", {}).pop("redaction_records", [])
         (tmp / "redactions.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
         (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
@@ -129,10 +129,6 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
         shutil.rmtree(final, ignore_errors=True)
         raise
     return dv
-
-
-def _frame_of(ctx: Context):
-    return lambda sha: ctx.frame(sha)
 
 
 def _write_exports(recipe, ws, ctx, out: Path, progress, max_shard_bytes) -> dict:

@@ -86,15 +86,14 @@ def loop(
     from curation.errors import CurationError
     from datalake.errors import LakeError
     from phoneloop.loop import Loop, LoopConfig, LoopConfigError
-    from phoneloop.output import err_console, print_json
+    from phoneloop.output import err_console, fail, print_json
     from rollout.errors import RolloutError
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
             state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
     except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2)
+        fail(str(exc))
     if json_out:
         print_json(state)
     else:

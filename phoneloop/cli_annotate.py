@@ -10,7 +10,7 @@ import typer
 from annotate.errors import AnnotateError
 from datalake.errors import LakeError
 from datalake.lake import Lake
-from phoneloop.output import console, err_console, print_json
+from phoneloop.output import console, err_console, fail, print_json
 
 app = typer.Typer(help="Correct actions and judge episodes in Label Studio: serve, push, pull.",
                   no_args_is_help=True)
@@ -18,11 +18,6 @@ app = typer.Typer(help="Correct actions and judge episodes in Label Studio: serv
 LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI (default ./lake).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title (created by push if missing).")]
-
-
-def fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(code)
 
 
 def _say(message: str) -> None:

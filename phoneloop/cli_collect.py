@@ -6,18 +6,13 @@ from typing import Annotated
 
 import typer
 
-from phoneloop.output import err_console, print_json
+from phoneloop.output import err_console, fail, print_json
 
 collect_app = typer.Typer(help="Collect episodes on mock and adb phones into the lake.", no_args_is_help=True)
 
 LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI.")]
 PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB_SERVER_PORT",
                                              help="adb server port (default 5037).")]
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
 
 
 @collect_app.command("run")
@@ -54,7 +49,7 @@ def run(
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
     except (UnknownTask, CollectorError, LakeError, ValueError, ImportError, AttributeError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if json_out:
         print_json(report.__dict__)
     else:
@@ -88,7 +83,7 @@ def record(
     try:
         recorder = Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
     except (CollectorError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     err_console.print(f"recording {serial}: do the task on the phone, then press Enter")
     input()
     success = typer.confirm("Did the demonstration succeed?", default=True)
@@ -96,6 +91,6 @@ def record(
         episode = recorder.stop(success=success)
         report = write(lake, [episode])
     except (CollectorError, LakeError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     err_console.print(f"{len(episode.steps)} step(s), outcome {episode.outcome}: {report.written} written, "
                       f"{report.quarantined} quarantined {report.errors or ''}")

@@ -11,8 +11,8 @@ from rich.progress import Progress
 
 from curation.errors import CurationError
 from datalake.errors import LakeError
-from phoneloop.cli_lake import JsonOpt, LakeOpt, fail, open_lake
-from phoneloop.output import console, print_json, progress_bars
+from phoneloop.cli_lake import JsonOpt, LakeOpt, open_lake
+from phoneloop.output import console, fail, print_json, progress_bars
 
 datasets_app = typer.Typer(help="List, show, compare, rebuild and push dataset versions.", no_args_is_help=True)
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from phoneloop.output import console, err_console, print_json
+from phoneloop.output import console, err_console, fail, print_json
 
 device_app = typer.Typer(help="Virtual adb devices backed by mock phones.", no_args_is_help=True)
 
@@ -31,8 +31,7 @@ def serve(
     try:
         server = VirtualAdbServer(phones=phones, port=port)
     except OSError as exc:
-        err_console.print(f"[red]error:[/red] cannot listen on 127.0.0.1:{port}: {exc}")
-        raise typer.Exit(2) from None
+        fail(f"cannot listen on 127.0.0.1:{port}: {exc}")
     serials = ", ".join(d.serial for d in server.devices)
     err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} mock phone(s): {serials}")
     try:
@@ -62,8 +61,7 @@ def devices(
     try:
         rows = list_phones(host=host, port=port)
     except CollectorError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     if json_out:
         print_json([r.to_dict() for r in rows])
         return

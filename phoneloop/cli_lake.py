@@ -11,17 +11,12 @@ import typer
 from datalake import interchange
 from datalake.errors import LakeError
 from datalake.lake import Lake
-from phoneloop.output import console, err_console, print_json, print_table, progress_bars
+from phoneloop.output import console, fail, print_json, print_table, progress_bars
 
 app = typer.Typer(help="Create, inspect, query, import into and export from a lake.", no_args_is_help=True)
 
 LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI (default ./lake).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(code)
 
 
 def open_lake(uri: str) -> Lake:

@@ -8,8 +8,8 @@ import typer
 from rich.progress import TextColumn
 
 from datalake.errors import LakeError
-from phoneloop.cli_lake import JsonOpt, LakeOpt, fail
-from phoneloop.output import console, print_json, progress_bars
+from phoneloop.cli_lake import JsonOpt, LakeOpt
+from phoneloop.output import console, fail, print_json, progress_bars
 from rollout.errors import RolloutError
 
 PhonesOpt = Annotated[str, typer.Option("--phones", help="mock:N or adb:SERIAL[,SERIAL...].")]

@@ -9,7 +9,7 @@ import typer
 from api.errors import InvalidSettings
 from api.settings import DEFAULT_HOST, DEFAULT_PORT
 from datalake.errors import LakeError
-from phoneloop.output import err_console
+from phoneloop.output import err_console, fail
 
 
 def serve(
@@ -31,7 +31,6 @@ def serve(
     try:
         app = create_app(lake)
     except (LakeError, InvalidSettings) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     err_console.print(f"phoneloop serving {lake} on http://{host}:{port}/episodes (API docs at /docs)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

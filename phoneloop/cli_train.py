@@ -8,8 +8,8 @@ import typer
 
 from curation.errors import CurationError
 from datalake.errors import LakeError
-from phoneloop.cli_lake import JsonOpt, LakeOpt, fail, open_lake
-from phoneloop.output import console, print_json, print_table
+from phoneloop.cli_lake import JsonOpt, LakeOpt, open_lake
+from phoneloop.output import console, fail, print_json, print_table
 from training.errors import TrainingError
 
 app = typer.Typer(help="Train policies with TRL (SFT, GRPO) and list registered models.", no_args_is_help=True)

@@ -8,9 +8,10 @@ import json
 import sys
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 import pyarrow as pa
+import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -60,3 +61,9 @@ def progress_bars(*extra: ProgressColumn) -> Progress:
     """Progress bars on stderr (stdout stays clean for --json): what, bar, n/total, elapsed, extras."""
     return Progress(TextColumn("{task.description:<18}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     *extra, console=err_console, transient=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` on stderr and exit (2: bad input or environment)."""
+    err_console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
