@@ -147,7 +147,7 @@ def classify(g: Gesture, axes: Axes, elements: list[UIElement], width: int, heig
              rotation: int = 0) -> Action:
     """The action a (first-finger) gesture performed, judged on the tree shown before it began."""
     track = g.tracks[0]
-    (t0, rx0, ry0), (t1, rx1, ry1) = track[0], track[-1]
+    (t0, rx0, ry0), (_, rx1, ry1) = track[0], track[-1]
     x0, y0 = axes.to_screen(rx0, ry0, width, height, rotation)
     far = max(track, key=lambda p: abs(p[1] - rx0) + abs(p[2] - ry0))
     xf, yf = axes.to_screen(far[1], far[2], width, height, rotation)

@@ -10,13 +10,12 @@ import typer
 from annotate.errors import AnnotateError
 from datalake.errors import LakeError
 from datalake.lake import Lake
+from phoneloop.cli_lake import JsonOpt, LakeOpt
 from phoneloop.output import console, err_console, fail, print_json
 
 app = typer.Typer(help="Correct actions and judge episodes in Label Studio: serve, push, pull.",
                   no_args_is_help=True)
 
-LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI (default ./lake).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ProjectOpt = Annotated[str, typer.Option("--project", help="Label Studio project title (created by push if missing).")]
 
 

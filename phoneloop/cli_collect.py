@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from phoneloop.cli_lake import LakeOpt
 from phoneloop.output import err_console, fail, print_json
 
 collect_app = typer.Typer(help="Collect episodes on mock and adb phones into the lake.", no_args_is_help=True)
 
-LakeOpt = Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI.")]
 PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB_SERVER_PORT",
                                              help="adb server port (default 5037).")]
 
