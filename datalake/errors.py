@@ -25,6 +25,10 @@ class UnsupportedSchemaVersion(LakeError):
     """The lake was written by a newer phoneloop whose schema this version does not know."""
 
 
+class LakeNeedsMigration(LakeError):
+    """The lake has an older schema: it opens read-only until `phoneloop lake migrate`."""
+
+
 class EpisodeNotFound(LakeError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else "episode not found"

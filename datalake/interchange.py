@@ -23,8 +23,8 @@ from datalake.writer import DEFAULT_MAX_UI_TREE_BYTES, Rejected, WriteReport, du
 DEFAULT_BATCH_EPISODES = 64
 DEFAULT_BATCH_BYTES = 256 * 1024 * 1024
 _EPISODE_KEYS = {"episode_id", "instruction", "source", "app", "category", "task", "device", "outcome",
-                 "verified_by", "policy", "round", "meta", "steps"}
-_STEP_KEYS = {"screenshot", "ui_tree", "package", "activity", "action", "thought", "raw_output"}
+                 "verified_by", "policy", "round", "meta", "steps", "purpose", "failure_reason", "score"}
+_STEP_KEYS = {"screenshot", "ui_tree", "package", "activity", "action", "thought", "raw_output", "meta"}
 
 Progress = Callable[[int], None]  # called with the number of lines just processed
 
@@ -83,6 +83,8 @@ def episode_from_record(record: dict, base: Path) -> Episode:
         app=record.get("app"), category=record.get("category"), task=record.get("task"),
         outcome=record.get("outcome", "unknown"), verified_by=record.get("verified_by", "none"),
         policy=record.get("policy"), round=record.get("round"), meta=meta,
+        purpose=record.get("purpose") or "train", failure_reason=record.get("failure_reason"),
+        score=record.get("score"),
     )
 
 
@@ -98,7 +100,8 @@ def _step_from_record(i: int, step: dict, base: Path) -> Step:
         action = Action.from_dict(_require(step, "action", where))
         obs = Observation(screenshot=png, ui_tree=step.get("ui_tree"), package=step.get("package"),
                           activity=step.get("activity"))
-        return Step(observation=obs, action=action, thought=step.get("thought"), raw_output=step.get("raw_output"))
+        return Step(observation=obs, action=action, thought=step.get("thought"), raw_output=step.get("raw_output"),
+                    meta=step.get("meta") or {})
     except InvalidRecord as exc:
         if str(exc).startswith(where):
             raise

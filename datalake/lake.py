@@ -24,9 +24,9 @@ import duckdb
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from datalake import query
+from datalake import migrate, query
 from datalake import schema as S
-from datalake.errors import EpisodeNotFound, LakeError, LakeNotFound
+from datalake.errors import EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound
 from datalake.frames import FrameIndex
 from datalake.types import Action, Device, Episode, Observation, Step
 from datalake.writer import FRAME_PROPS, ROW_PROPS, EpisodeWriter, Rejected, WriteReport
@@ -46,6 +46,7 @@ class Lake:
         self.storage_options = storage_options
         self.snapshot = snapshot
         self.meta = S.read_marker(self.uri)
+        self.schema_version = int(self.meta["schema_version"])
         self._tables: dict[str, DeltaTable] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._frames: FrameIndex | None = None
@@ -87,12 +88,28 @@ class Lake:
         return f"{self.uri}/tables/{name}"
 
     @property
-    def tables(self) -> dict[str, DeltaTable]:
+    def read_only(self) -> bool:
+        """True for a time-travel view and for a lake of an older schema (until migrated)."""
+        return self.snapshot is not None or self.schema_version < S.SCHEMA_VERSION
+
+    def check_writable(self) -> None:
+        """Raise unless this lake may be written (current schema, not a snapshot)."""
+        if self.schema_version < S.SCHEMA_VERSION:
+            raise LakeNeedsMigration(
+                f"lake at {self.uri} has schema v{self.schema_version}; this phoneloop writes v{S.SCHEMA_VERSION}. "
+                f"It is read-only until you run `phoneloop lake migrate --lake {self.uri}`")
+        if self.snapshot is not None:
+            raise LakeError("this lake view is pinned to a snapshot (as_of) and is read-only")
+
+    @property
+    def tables(self) -> dict[str, DeltaTable | None]:
         if self._tables is None:
             self._tables = {name: self._load(name) for name in S.TABLES}
         return self._tables
 
-    def _load(self, name: str) -> DeltaTable:
+    def _load(self, name: str) -> DeltaTable | None:
+        if self.schema_version < S.SCHEMA_VERSION and name not in migrate.tables_at(self.schema_version):
+            return None  # a table of a later schema, absent from this older lake: reads as empty
         dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
         if isinstance(self.snapshot, dict) and name in self.snapshot:
             dt.load_as_version(int(self.snapshot[name]))
@@ -102,7 +119,7 @@ class Lake:
 
     def versions(self) -> dict[str, int]:
         """The Delta version of every table in this view of the lake."""
-        return {name: dt.version() for name, dt in self.tables.items()}
+        return {name: dt.version() for name, dt in self.tables.items() if dt is not None}
 
     def invalidate(self) -> None:
         """Forget cached snapshots after a write so the next read sees it."""
@@ -151,19 +168,25 @@ class Lake:
             app=row["app"], category=row["category"], task=row["task"], outcome=row["outcome"],
             verified_by=row["verified_by"], policy=row["policy"], round=row["round"],
             meta=json.loads(row["meta_json"]) if row["meta_json"] else {},
+            purpose=row["purpose"] or "train", failure_reason=row["failure_reason"], score=row["score"],
         )
 
     def info(self) -> dict[str, Any]:
         counts = {name: self.sql(f"SELECT count(*) FROM {name}").column(0)[0].as_py() for name in S.TABLES}
-        return {"uri": self.uri, "schema_version": self.meta["schema_version"],
-                "rows": counts, "versions": self.versions()}
+        out = {"uri": self.uri, "schema_version": self.schema_version,
+               "rows": counts, "versions": self.versions()}
+        if self.schema_version < S.SCHEMA_VERSION:
+            out["needs_migration"] = f"schema v{self.schema_version} -> v{S.SCHEMA_VERSION}: run `phoneloop lake migrate`"
+        return out
 
     # -- writes -------------------------------------------------------------------------
     def writer(self, **kwargs) -> EpisodeWriter:
         """A new writer (with its own options); ``write_episodes`` reuses a default one."""
+        self.check_writable()
         return EpisodeWriter(self, **kwargs)
 
     def write_episodes(self, episodes: Iterable[Episode], origin: str = "api") -> WriteReport:
+        self.check_writable()
         if self._writer is None:
             self._writer = EpisodeWriter(self)
         return self._writer.write(episodes, origin=origin)
@@ -175,6 +198,7 @@ class Lake:
         """Append rows to a side table (annotations, datasets, models) in one commit."""
         if table in ("episodes", "steps", "frames"):
             raise LakeError(f"write {table} through write_episodes, which keeps them consistent")
+        self.check_writable()
         data = pa.Table.from_pylist(rows, schema=S.schema_of(table))
         write_deltalake(self.table_uri(table), data, mode="append", writer_properties=ROW_PROPS,
                         storage_options=self.storage_options)
@@ -186,6 +210,7 @@ class Lake:
         Vacuuming with zero retention removes the files older versions need: time
         travel to versions before the compaction stops working.
         """
+        self.check_writable()
         report = {}
         for name in S.TABLES:
             dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
@@ -210,4 +235,5 @@ def _normalise(uri: str) -> str:
 def _step(row: dict, png: bytes) -> Step:
     obs = Observation(screenshot=png, ui_tree=row["ui_tree"], package=row["package"], activity=row["activity"])
     return Step(observation=obs, action=Action.from_json(row["action_json"]),
-                thought=row["thought"], raw_output=row["raw_output"])
+                thought=row["thought"], raw_output=row["raw_output"],
+                meta=json.loads(row["meta_json"]) if row.get("meta_json") else {})

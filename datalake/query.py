@@ -13,7 +13,10 @@ Views:
   whole, a file of an uncommitted batch is skipped, and only mixed files (after
   compaction) are filtered row by row.
 - ``frames``, ``annotations``, ``datasets``, ``models``, ``quarantine``: as stored
-- ``steps_resolved``: steps with the latest accepted step annotation applied
+- ``steps_resolved``: steps with the human correction applied (rule below)
+- ``episodes_resolved``: episodes with the human verdict applied (same rule):
+  ``outcome``/``verified_by`` after judgement, plus the recorded ones and
+  ``human_rejected``. Downstream (curation, eval, viewer) reads these two.
 - ``<table>_raw``: the stored rows, for audits
 """
 
@@ -25,6 +28,60 @@ from deltalake import DeltaTable
 
 from datalake import schema as S
 
+# Human judgements, one rule for steps and episodes (documented in docs/annotation.md):
+#   1. a reviewer's verdict wins: the newest review row that fixes or rejects
+#      (a review that only accepts leaves the annotators' answer standing);
+#   2. else the majority of annotators, each counted once by their newest row (so an
+#      edit A -> B -> A counts as A); a tie goes to the answer of the most experienced
+#      annotator (most annotations in the lake), then to the newest;
+#   3. with one annotator that is simply their newest row.
+# Candidate rows are accepted annotations and review rows; time is Label Studio's
+# updated_at when known, else the row's created_at.
+_JUDGEMENTS = """
+    cand AS (
+        SELECT *, coalesce(annotator_id, annotator, '') AS who, coalesce(ls_updated_at, created_at) AS t,
+               coalesce(is_review, false) AS review
+        FROM annotations WHERE target = '{target}' AND (status = 'accepted' OR coalesce(is_review, false))
+    ),
+    experience AS (
+        SELECT coalesce(annotator_id, annotator, '') AS who, count(*) AS n FROM annotations GROUP BY ALL
+    ),
+    reviewed AS (
+        SELECT * EXCLUDE (who, t, review), 'review' AS resolved_by FROM cand
+        WHERE review AND (coalesce(review_verdict, '') IN ('fix', 'reject') OR {answer} IS NOT NULL)
+        QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY t DESC, annotation_id DESC) = 1
+    ),
+    personal AS (
+        SELECT * FROM cand WHERE NOT review
+        QUALIFY row_number() OVER (PARTITION BY {key}, who ORDER BY t DESC, created_at DESC, annotation_id DESC) = 1
+    ),
+    votes AS (
+        SELECT p.*, {vote} AS vote, coalesce(x.n, 0) AS experience FROM personal p LEFT JOIN experience x USING (who)
+    ),
+    tallied AS (
+        SELECT *, count(*) OVER (PARTITION BY {key}, vote) AS support,
+               max(experience) OVER (PARTITION BY {key}, vote) AS best_experience,
+               count(*) OVER (PARTITION BY {key}) AS voters
+        FROM votes
+    ),
+    majority AS (
+        SELECT * EXCLUDE (who, t, review, vote, experience, support, best_experience, voters),
+               CASE WHEN voters = 1 THEN 'latest' ELSE 'majority' END AS resolved_by,
+               voters AS annotators
+        FROM tallied
+        QUALIFY row_number() OVER (PARTITION BY {key}
+                                   ORDER BY support DESC, best_experience DESC, t DESC, annotation_id DESC) = 1
+    ),
+    judged AS (
+        SELECT * FROM reviewed
+        UNION ALL BY NAME
+        SELECT m.* FROM majority m ANTI JOIN reviewed r USING ({key})
+    )
+"""
+
+_STEP_VOTE = ("CASE WHEN action_json IS NOT NULL THEN action_json "
+              "WHEN step_correct = false THEN '__incorrect__' ELSE '__recorded__' END")
+
 RESOLVED_VIEWS = {
     "episodes": """
         SELECT * FROM episodes_raw
@@ -35,13 +92,8 @@ RESOLVED_VIEWS = {
         SEMI JOIN episodes e ON s.episode_id = e.episode_id AND s.batch_id = e.batch_id
     """,
     "steps_by_batch": "SELECT * FROM steps_raw WHERE batch_id IN (SELECT batch_id FROM episodes_raw)",
-    "steps_resolved": """
-        WITH latest AS (
-            SELECT * FROM annotations
-            WHERE target = 'step' AND status = 'accepted'
-            QUALIFY row_number() OVER (
-                PARTITION BY episode_id, step_index ORDER BY created_at DESC, annotation_id DESC) = 1
-        )
+    "steps_resolved": "WITH " + _JUDGEMENTS.format(
+        target="step", key="episode_id, step_index", answer="action_json", vote=_STEP_VOTE) + """
         SELECT s.* REPLACE (
                    coalesce(json_extract_string(a.action_json, '$.type'), s.action_type) AS action_type,
                    coalesce(a.action_json, s.action_json) AS action_json,
@@ -52,11 +104,30 @@ RESOLVED_VIEWS = {
                s.action_json AS recorded_action_json,
                a.annotation_id,
                a.step_correct,
-               a.action_json IS NOT NULL AS corrected
+               a.action_json IS NOT NULL AS corrected,
+               a.resolved_by
         FROM steps s
-        LEFT JOIN latest a ON a.episode_id = s.episode_id AND a.step_index = s.step_index
+        LEFT JOIN judged a ON a.episode_id = s.episode_id AND a.step_index = s.step_index
+    """,
+    "episodes_resolved": "WITH " + _JUDGEMENTS.format(
+        target="episode", key="episode_id", answer="outcome", vote="coalesce(outcome, '')") + """
+        SELECT e.* REPLACE (
+                   coalesce(j.outcome, e.outcome) AS outcome,
+                   CASE WHEN j.outcome IS NOT NULL THEN 'human' ELSE e.verified_by END AS verified_by),
+               e.outcome AS recorded_outcome,
+               e.verified_by AS recorded_verified_by,
+               j.outcome AS human_outcome,
+               j.annotation_id AS judgement_id,
+               j.resolved_by,
+               coalesce(j.outcome = 'failure', false) AS human_rejected
+        FROM episodes e
+        LEFT JOIN (SELECT * FROM judged WHERE outcome IS NOT NULL) j ON j.episode_id = e.episode_id
     """,
 }
+
+# v1 rows have no purpose: episodes recorded by an evaluation (meta.eval_id) are eval.
+_PURPOSE = ("coalesce(purpose, CASE WHEN json_extract_string(meta_json, '$.eval_id') IS NOT NULL "
+            "THEN 'eval' ELSE 'train' END) AS purpose")
 
 _RAW = ("episodes", "steps")
 
@@ -77,12 +148,13 @@ def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False) ->
     unique = con.execute("SELECT count(*) = count(DISTINCT episode_id) FROM episodes_raw").fetchone()[0]
     if unique:
         steps = RESOLVED_VIEWS["steps_by_batch"] if read_only else _committed_steps(con, tables.get("steps"))
-        con.execute("CREATE VIEW episodes AS SELECT * FROM episodes_raw")
+        con.execute(f"CREATE VIEW episodes AS SELECT * REPLACE ({_PURPOSE}) FROM episodes_raw")
         con.execute(f"CREATE VIEW steps AS {steps}")
     else:
-        for name in ("episodes", "steps"):
-            con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
-    con.execute(f"CREATE VIEW steps_resolved AS {RESOLVED_VIEWS['steps_resolved']}")
+        con.execute(f"CREATE VIEW episodes AS SELECT * REPLACE ({_PURPOSE}) FROM ({RESOLVED_VIEWS['episodes']})")
+        con.execute(f"CREATE VIEW steps AS {RESOLVED_VIEWS['steps']}")
+    for name in ("steps_resolved", "episodes_resolved"):
+        con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
     if read_only:
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
@@ -102,13 +174,38 @@ def _local_files(dt: DeltaTable | None) -> list[str] | None:
 
 def _register(con: duckdb.DuckDBPyConnection, view: str, dt: DeltaTable | None, schema: pa.Schema,
               arrow_only: bool = False) -> None:
+    """A view with exactly ``schema``'s columns: columns that files written before a
+    migration lack (or that an older lake's table lacks) read as NULL."""
     files = None if arrow_only else _local_files(dt)
     if files:
-        con.execute(f"CREATE VIEW {view} AS SELECT * FROM {_parquet(files)}")
-        return
-    source = dt.to_pyarrow_dataset() if dt is not None and dt.file_uris() else schema.empty_table()
-    con.register(f"__{view}_arrow", source)
-    con.execute(f"CREATE VIEW {view} AS SELECT * FROM __{view}_arrow")
+        source = _parquet(files)
+    else:
+        data = dt.to_pyarrow_dataset() if dt is not None and dt.file_uris() else None
+        if data is None:
+            data = schema.empty_table()
+        con.register(f"__{view}_arrow", data)
+        source = f"__{view}_arrow"
+    con.execute(f"CREATE VIEW {view} AS {_conform(con, source, schema)}")
+
+
+def _conform(con: duckdb.DuckDBPyConnection, source: str, schema: pa.Schema) -> str:
+    """SELECT over ``source`` (a table expression) giving ``schema``'s columns, NULL where absent."""
+    present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    if all(f.name in present for f in schema):
+        return f"SELECT * FROM {source}"
+    columns = ", ".join(f'"{f.name}"' if f.name in present else f'NULL::{_duck_type(f.type)} AS "{f.name}"'
+                        for f in schema)
+    return f"SELECT {columns} FROM {source}"
+
+
+_DUCK_TYPES = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE", pa.int64(): "BIGINT", pa.int32(): "INTEGER",
+               pa.int16(): "SMALLINT", pa.bool_(): "BOOLEAN", pa.binary(): "BLOB"}
+
+
+def _duck_type(arrow_type: pa.DataType) -> str:
+    if pa.types.is_timestamp(arrow_type):
+        return "TIMESTAMPTZ" if arrow_type.tz else "TIMESTAMP"
+    return _DUCK_TYPES[arrow_type]
 
 
 def _committed_steps(con: duckdb.DuckDBPyConnection, dt: DeltaTable | None) -> str:
@@ -132,7 +229,8 @@ def _committed_steps(con: duckdb.DuckDBPyConnection, dt: DeltaTable | None) -> s
                 whole.append(full)
         else:
             mixed.append(full)
-    parts = [f"SELECT * FROM {_parquet(whole)}"] if whole else []
+    parts = [_conform(con, _parquet(whole), S.STEPS)] if whole else []
     if mixed:
-        parts.append(f"SELECT * FROM {_parquet(mixed)} WHERE batch_id IN (SELECT batch_id FROM episodes_raw)")
+        parts.append(f"SELECT * FROM ({_conform(con, _parquet(mixed), S.STEPS)}) "
+                     "WHERE batch_id IN (SELECT batch_id FROM episodes_raw)")
     return " UNION ALL BY NAME ".join(parts) if parts else "SELECT * FROM steps_raw WHERE false"

@@ -1,8 +1,18 @@
-"""Table schemas of lake schema v1 and the lake's marker file.
+"""Table schemas of the lake (schema v2) and the lake's marker file.
 
 Every table lives at ``<lake>/tables/<name>`` as a Delta table. The marker
 ``<lake>/phoneloop.json`` records the schema version; a lake written by a newer
-phoneloop (a higher version) is refused rather than misread.
+phoneloop (a higher version) is refused rather than misread, and a lake of an older
+version opens read-only until ``phoneloop lake migrate`` upgrades it
+(``datalake/migrate.py``). Columns added by a version are nullable: files written
+before it simply lack them, and the query layer reads them as NULL.
+
+Schema history:
+- v1: episodes, steps, frames, annotations, datasets, models, quarantine.
+- v2: ``evals`` table; episodes ``purpose`` (train | eval), ``failure_reason``,
+  ``score``, ``perturbation``; steps ``meta_json`` and ``pairing`` (the recorder's
+  ok | uncertain); annotations: Label Studio project/task/annotation ids, annotator
+  id and email, Label Studio's created/updated times and lead time, review rows.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ import pyarrow.fs as pafs
 
 from datalake.errors import LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MARKER = "phoneloop.json"
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -40,6 +50,11 @@ EPISODES = pa.schema([
     pa.field("num_steps", pa.int32(), nullable=False),
     pa.field("meta_json", pa.string()),
     pa.field("created_at", _TS, nullable=False),
+    # v2
+    pa.field("purpose", pa.string()),  # train | eval; NULL (v1 rows) reads as train, or eval if meta.eval_id
+    pa.field("failure_reason", pa.string()),  # policy_error | device_offline | max_steps | ...
+    pa.field("score", pa.float64()),  # the verifier's score, when one ran
+    pa.field("perturbation", pa.string()),  # the perturbation profile the episode ran under
 ])
 
 STEPS = pa.schema([
@@ -59,6 +74,9 @@ STEPS = pa.schema([
     pa.field("y", pa.float64()),
     pa.field("thought", pa.string()),
     pa.field("raw_output", pa.string()),
+    # v2
+    pa.field("meta_json", pa.string()),  # step facts: pairing, tree_lag_ms, detour, original record
+    pa.field("pairing", pa.string()),  # ok | uncertain (recorded demonstrations), else NULL
 ])
 
 FRAMES = pa.schema([
@@ -83,6 +101,17 @@ ANNOTATIONS = pa.schema([
     pa.field("annotator", pa.string()),
     pa.field("origin", pa.string()),  # e.g. label-studio:project/task/annotation
     pa.field("created_at", _TS, nullable=False),
+    # v2
+    pa.field("ls_project_id", pa.int64()),
+    pa.field("ls_task_id", pa.int64()),
+    pa.field("ls_annotation_id", pa.int64()),
+    pa.field("annotator_id", pa.string()),  # stable id of the person (Label Studio user id)
+    pa.field("annotator_email", pa.string()),
+    pa.field("is_review", pa.bool_()),  # a reviewer's verdict on other annotations
+    pa.field("review_verdict", pa.string()),  # accept | fix | reject (review rows)
+    pa.field("lead_time", pa.float64()),  # seconds the annotator spent (Label Studio's lead_time)
+    pa.field("ls_created_at", _TS),
+    pa.field("ls_updated_at", _TS),
 ])
 
 DATASETS = pa.schema([
@@ -119,6 +148,26 @@ QUARANTINE = pa.schema([
     pa.field("created_at", _TS, nullable=False),
 ])
 
+EVALS = pa.schema([  # v2: one row per (evaluation, policy)
+    pa.field("eval_id", pa.string(), nullable=False),
+    pa.field("name", pa.string()),
+    pa.field("policy", pa.string(), nullable=False),  # identity: model+registry id, URL+model, random:SEED
+    pa.field("policy_json", pa.string()),  # how the policy was built (kind, model, endpoint, options)
+    pa.field("task_set", pa.string()),  # the task selector
+    pa.field("seeds_json", pa.string()),
+    pa.field("perturbation", pa.string()),
+    pa.field("status", pa.string(), nullable=False),  # ok | failed (the policy did not run)
+    pa.field("error", pa.string()),
+    pa.field("episodes", pa.int32()),
+    pa.field("successes", pa.int32()),
+    pa.field("results_json", pa.string()),  # per episode: task, seed, episode_id, outcome, score, ...
+    pa.field("summary_json", pa.string()),  # per category / app: n, successes, rate, interval
+    pa.field("comparisons_json", pa.string()),  # paired comparisons with the other policies
+    pa.field("round", pa.int32()),
+    pa.field("loop", pa.string()),
+    pa.field("created_at", _TS, nullable=False),
+])
+
 TABLES: dict[str, pa.Schema] = {
     "episodes": EPISODES,
     "steps": STEPS,
@@ -127,6 +176,7 @@ TABLES: dict[str, pa.Schema] = {
     "datasets": DATASETS,
     "models": MODELS,
     "quarantine": QUARANTINE,
+    "evals": EVALS,
 }
 
 
@@ -145,10 +195,10 @@ def _fs(uri: str) -> tuple[pafs.FileSystem, str]:
     return pafs.FileSystem.from_uri(uri)
 
 
-def write_marker(uri: str) -> None:
+def write_marker(uri: str, version: int = SCHEMA_VERSION, *, extra: dict | None = None) -> None:
     fs, path = _fs(uri)
     fs.create_dir(path, recursive=True)
-    body = {"format": "phoneloop-lake", "schema_version": SCHEMA_VERSION, "created_at": now().isoformat()}
+    body = {"format": "phoneloop-lake", "schema_version": version, "created_at": now().isoformat(), **(extra or {})}
     with fs.open_output_stream(f"{path}/{MARKER}") as out:
         out.write(json.dumps(body, indent=2).encode() + b"\n")
 

@@ -35,6 +35,7 @@ TERMINATE_STATUSES = ("success", "infeasible")
 OUTCOMES = ("success", "failure", "unknown")
 VERIFIERS = ("verifier", "human", "judge", "none")
 SOURCES = ("human", "agent", "oracle", "rollout", "public")
+PURPOSES = ("train", "eval")  # eval episodes measure a policy and are never selected for training by default
 PHONE_KINDS = ("real", "mock")
 
 # Fields each action type must have, and the optional ones it may have. Any other
@@ -305,10 +306,16 @@ class Step:
     action: Action
     thought: str | None = None
     raw_output: str | None = None  # a model's text before parsing, when a policy acted
+    # Per-step facts that are not the action: e.g. ``pairing`` ("ok" | "uncertain") and
+    # ``tree_lag_ms`` from the recorder, ``detour`` from mock collection, ``original``
+    # (the source dataset's action record) from importers. JSON-serialisable.
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.action, Action):
             raise InvalidRecord("step.action must be an Action")
+        if not isinstance(self.meta, dict):
+            raise InvalidRecord(f"step.meta must be an object, got {type(self.meta).__name__}")
         for name in ("thought", "raw_output"):
             value = getattr(self, name)
             if value is not None:
@@ -368,9 +375,23 @@ class Episode:
     policy: str | None = None
     round: int | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    purpose: str = "train"  # train | eval (schema v2)
+    failure_reason: str | None = None  # e.g. policy_error, device_offline, max_steps (schema v2)
+    score: float | None = None  # the verifier's score in [0, 1], when one ran (schema v2)
 
     def __post_init__(self) -> None:
         _check_text(self.instruction, "instruction")
+        if self.purpose not in PURPOSES:
+            raise InvalidRecord(f"purpose must be one of {PURPOSES}, got {self.purpose!r}")
+        if self.failure_reason is not None:
+            _check_text(self.failure_reason, "failure_reason")
+        if self.score is not None:
+            if isinstance(self.score, bool) or not isinstance(self.score, (int, float)) \
+                    or not (0.0 <= float(self.score) <= 1.0):
+                raise InvalidRecord(f"score must be a number in [0, 1], got {self.score!r}")
+            object.__setattr__(self, "score", float(self.score))
+        if not isinstance(self.meta, dict):
+            raise InvalidRecord(f"episode.meta must be an object, got {type(self.meta).__name__}")
         if not self.instruction.strip():
             raise InvalidRecord("instruction must not be empty")
         if self.source not in SOURCES:

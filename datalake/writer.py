@@ -85,6 +85,11 @@ def episode_to_dict(ep: Episode, frame_ref: Callable[[str], str] = lambda sha: s
     for name in ("policy", "round"):
         if getattr(ep, name) is not None:
             out[name] = getattr(ep, name)
+    if ep.purpose != "train":
+        out["purpose"] = ep.purpose
+    for name in ("failure_reason", "score"):
+        if getattr(ep, name) is not None:
+            out[name] = getattr(ep, name)
     if ep.meta:
         out["meta"] = ep.meta
     out["steps"] = [_step_to_dict(step, frame_ref) for step in ep.steps]
@@ -101,7 +106,20 @@ def _step_to_dict(step, frame_ref) -> dict:
     for name in ("thought", "raw_output"):
         if getattr(step, name) is not None:
             out[name] = getattr(step, name)
+    if step.meta:
+        out["meta"] = step.meta
     return out
+
+
+def perturbation_name(value) -> str | None:
+    """The perturbation profile recorded in episode meta (a name, or {"profile": name, ...})."""
+    if isinstance(value, dict):
+        value = value.get("profile")
+    return _text_or_none(value)
+
+
+def _text_or_none(value) -> str | None:
+    return None if value is None else str(value)
 
 
 def dumps(record: dict) -> str:
@@ -307,6 +325,8 @@ class EpisodeWriter:
                     "action_type": act.type, "action_json": act.to_json(), "action_version": ACTION_VERSION,
                     "x": None if act.x is None else float(act.x), "y": None if act.y is None else float(act.y),
                     "thought": step.thought, "raw_output": step.raw_output,
+                    "meta_json": dumps(step.meta) if step.meta else None,
+                    "pairing": _text_or_none(step.meta.get("pairing")),
                 })
         return pa.Table.from_pylist(rows, schema=S.STEPS)
 
@@ -322,7 +342,8 @@ class EpisodeWriter:
                 "device_json": dumps(ep.device.to_dict()), "outcome": ep.outcome,
                 "verified_by": ep.verified_by, "policy": ep.policy, "round": ep.round,
                 "num_steps": len(ep.steps), "meta_json": dumps(ep.meta) if ep.meta else None,
-                "created_at": created,
+                "created_at": created, "purpose": ep.purpose, "failure_reason": ep.failure_reason,
+                "score": ep.score, "perturbation": perturbation_name(ep.meta.get("perturbation")),
             })
         return pa.Table.from_pylist(rows, schema=S.EPISODES)
 

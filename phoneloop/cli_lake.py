@@ -55,7 +55,44 @@ def info(lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
         return
     console.print(f"[bold]{summary['uri']}[/bold]  schema v{summary['schema_version']}")
     for name, rows in summary["rows"].items():
-        console.print(f"  {name:<12} {rows:>10,} rows   (version {summary['versions'][name]})")
+        version = summary["versions"].get(name)
+        console.print(f"  {name:<12} {rows:>10,} rows   "
+                      + (f"(version {version})" if version is not None else "(absent: added by a newer schema)"))
+    if "needs_migration" in summary:
+        console.print(f"[yellow]read-only[/yellow]: {summary['needs_migration']}")
+
+
+@app.command()
+def migrate(
+    lake: LakeOpt = "./lake",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the steps without changing anything.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Upgrade a lake written by an older phoneloop to this version's schema.
+
+    Adds the new tables and (nullable) columns; stored rows are not rewritten and time
+    travel to earlier versions keeps working. Safe to run again (a finished migration
+    does nothing; an interrupted one is completed).
+
+    Example: phoneloop lake migrate --lake ./lake --dry-run
+    """
+    from datalake import migrate as migrations
+
+    target = open_lake(lake)
+    try:
+        report = migrations.migrate(target.uri, storage_options=target.storage_options, dry_run=dry_run)
+    except LakeError as exc:
+        fail(str(exc))
+    if json_out:
+        print_json(report.to_dict())
+        return
+    if report.from_version == report.to_version:
+        console.print(f"{report.uri} is already at schema v{report.to_version}: nothing to do")
+        return
+    verb = "would migrate" if dry_run else "migrated"
+    console.print(f"{verb} {report.uri}: schema v{report.from_version} -> v{report.to_version}")
+    for step in report.steps:
+        console.print(f"  {step}")
 
 
 @app.command()
