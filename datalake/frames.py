@@ -15,13 +15,15 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable
 
 from datalake.errors import FrameNotFound
+from datalake.storage import filesystem
 
 _OPEN_FILES = 64
 
 
 class FrameIndex:
-    def __init__(self, dt: DeltaTable | None):
+    def __init__(self, dt: DeltaTable | None, storage_options: dict[str, str] | None = None):
         self._dt = dt
+        self._storage_options = storage_options
         self._where: dict[str, tuple[str, int, int]] | None = None
         self._files: OrderedDict[str, pq.ParquetFile] = OrderedDict()
         self._lock = threading.Lock()
@@ -47,7 +49,7 @@ class FrameIndex:
             if uri.startswith("/"):
                 pf = pq.ParquetFile(uri, memory_map=True)
             else:
-                fs, path = pafs.FileSystem.from_uri(uri)
+                fs, path = filesystem(uri, self._storage_options)
                 pf = pq.ParquetFile(fs.open_input_file(path))
             self._files[uri] = pf
             if len(self._files) > _OPEN_FILES:

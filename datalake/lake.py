@@ -24,7 +24,7 @@ import duckdb
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from datalake import migrate, query
+from datalake import migrate, query, storage
 from datalake import schema as S
 from datalake.errors import EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound
 from datalake.frames import FrameIndex
@@ -43,9 +43,9 @@ class Lake:
     def __init__(self, uri: str, *, storage_options: dict[str, str] | None = None,
                  snapshot: Snapshot | None = None):
         self.uri = _normalise(uri)
-        self.storage_options = storage_options
+        self.storage_options = storage.with_defaults(self.uri, storage_options)
         self.snapshot = snapshot
-        self.meta = S.read_marker(self.uri)
+        self.meta = S.read_marker(self.uri, storage_options)
         self.schema_version = int(self.meta["schema_version"])
         self._tables: dict[str, DeltaTable] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -57,14 +57,15 @@ class Lake:
     def init(cls, uri: str, *, storage_options: dict[str, str] | None = None) -> Lake:
         """Create the lake (idempotent: an existing lake is opened, its data untouched)."""
         uri = _normalise(uri)
+        storage_options = storage.with_defaults(uri, storage_options)
         try:
-            S.read_marker(uri)
+            S.read_marker(uri, storage_options)
         except LakeNotFound:
             for name, schema in S.TABLES.items():
                 DeltaTable.create(f"{uri}/tables/{name}", schema, mode="ignore", name=name,
                                   description=f"phoneloop {name} (schema v{S.SCHEMA_VERSION})",
                                   storage_options=storage_options)
-            S.write_marker(uri)
+            S.write_marker(uri, storage_options=storage_options)
         return cls(uri, storage_options=storage_options)
 
     @classmethod
@@ -147,7 +148,7 @@ class Lake:
 
     def frame(self, sha: str) -> bytes:
         if self._frames is None:
-            self._frames = FrameIndex(self.tables["frames"])
+            self._frames = FrameIndex(self.tables["frames"], self.storage_options)
         return self._frames.get(sha)
 
     def column_values(self, table: str, column: str) -> set:

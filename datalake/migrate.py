@@ -65,7 +65,7 @@ class MigrationReport:
 
 def migrate(uri: str, *, storage_options: dict[str, str] | None = None, dry_run: bool = False) -> MigrationReport:
     """Upgrade the lake at ``uri`` to ``schema.SCHEMA_VERSION`` (idempotent)."""
-    start = int(S.read_marker(uri)["schema_version"])  # refuses a newer lake
+    start = int(S.read_marker(uri, storage_options)["schema_version"])  # refuses a newer lake
     report = MigrationReport(uri=uri, from_version=start, to_version=S.SCHEMA_VERSION, dry_run=dry_run)
     for version in range(start + 1, S.SCHEMA_VERSION + 1):
         for table in NEW_TABLES.get(version, []):
@@ -73,7 +73,7 @@ def migrate(uri: str, *, storage_options: dict[str, str] | None = None, dry_run:
         for table, columns in ADDED.get(version, {}).items():
             _add_columns(uri, table, columns, storage_options, report, dry_run)
         if not dry_run:
-            S.write_marker(uri, version, extra={"migrated_from": start})
+            S.write_marker(uri, version, extra={"migrated_from": start}, storage_options=storage_options)
         report.steps.append(f"marker: schema v{version}")
     return report
 

@@ -23,7 +23,9 @@ from datetime import datetime, timezone
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from datalake.errors import LakeNotFound, TableNotFound, UnsupportedSchemaVersion
+from datalake.storage import filesystem
+
+from datalake.errors import LakeError, LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
 SCHEMA_VERSION = 2
 MARKER = "phoneloop.json"
@@ -191,32 +193,41 @@ def now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _fs(uri: str) -> tuple[pafs.FileSystem, str]:
-    return pafs.FileSystem.from_uri(uri)
-
-
-def write_marker(uri: str, version: int = SCHEMA_VERSION, *, extra: dict | None = None) -> None:
-    fs, path = _fs(uri)
-    fs.create_dir(path, recursive=True)
+def write_marker(uri: str, version: int = SCHEMA_VERSION, *, extra: dict | None = None,
+                 storage_options: dict[str, str] | None = None) -> None:
     body = {"format": "phoneloop-lake", "schema_version": version, "created_at": now().isoformat(), **(extra or {})}
-    with fs.open_output_stream(f"{path}/{MARKER}") as out:
-        out.write(json.dumps(body, indent=2).encode() + b"\n")
+    try:
+        fs, path = filesystem(uri, storage_options)
+        fs.create_dir(path, recursive=True)
+        with fs.open_output_stream(f"{path}/{MARKER}") as out:
+            out.write(json.dumps(body, indent=2).encode() + b"\n")
+    except (OSError, ValueError) as exc:
+        raise LakeError(f"cannot write the lake marker at {uri}/{MARKER}: {_first_line(exc)}") from None
 
 
-def read_marker(uri: str) -> dict:
+def read_marker(uri: str, storage_options: dict[str, str] | None = None) -> dict:
     """The marker's content; raises LakeNotFound or UnsupportedSchemaVersion."""
-    fs, path = _fs(uri)
-    marker = f"{path}/{MARKER}"
-    if fs.get_file_info(marker).type != pafs.FileType.File:
-        raise LakeNotFound(f"no phoneloop lake at {uri} (missing {MARKER}; run `phoneloop lake init`)")
-    with fs.open_input_stream(marker) as src:
-        try:
-            body = json.loads(src.read())
-            version = int(body["schema_version"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise LakeNotFound(f"{uri}/{MARKER} is not a phoneloop lake marker: {exc}") from None
+    try:
+        fs, path = filesystem(uri, storage_options)
+        marker = f"{path}/{MARKER}"
+        if fs.get_file_info(marker).type != pafs.FileType.File:
+            raise LakeNotFound(f"no phoneloop lake at {uri} (missing {MARKER}; run `phoneloop lake init`)")
+        with fs.open_input_stream(marker) as src:
+            raw = src.read()
+    except (OSError, ValueError) as exc:  # unreachable endpoint, missing bucket, refused credentials
+        raise LakeError(f"cannot read the lake at {uri}: {_first_line(exc)}") from None
+    try:
+        body = json.loads(raw)
+        version = int(body["schema_version"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise LakeNotFound(f"{uri}/{MARKER} is not a phoneloop lake marker: {exc}") from None
     if version > SCHEMA_VERSION:
         raise UnsupportedSchemaVersion(
             f"lake at {uri} has schema v{version}; this phoneloop reads up to v{SCHEMA_VERSION} — upgrade phoneloop"
         )
     return body
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__

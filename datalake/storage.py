@@ -1,0 +1,72 @@
+"""Small files beside the Delta tables (the lake's marker) on any storage deltalake reads.
+
+Delta tables get their credentials from ``storage_options`` (object_store's keys, e.g.
+``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_ALLOW_HTTP``); the marker is a plain
+file, read and written with pyarrow's filesystems built from the *same* options (and,
+as object_store does, from the standard environment variables when an option is not
+given), so one set of credentials reaches both.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlparse
+
+import pyarrow.fs as pafs
+
+_S3 = {  # pyarrow S3FileSystem argument <- object_store option names (any case), then env vars
+    "access_key": ("aws_access_key_id", "access_key_id"),
+    "secret_key": ("aws_secret_access_key", "secret_access_key"),
+    "session_token": ("aws_session_token", "session_token", "aws_token"),
+    "region": ("aws_region", "region", "aws_default_region"),
+    "endpoint_override": ("aws_endpoint_url", "aws_endpoint", "endpoint_url", "endpoint"),
+}
+
+
+def _option(options: dict[str, str], names: tuple[str, ...]) -> str | None:
+    lowered = {k.lower(): v for k, v in options.items()}
+    for name in names:
+        if lowered.get(name):
+            return lowered[name]
+    for name in names:
+        if os.environ.get(name.upper()):
+            return os.environ[name.upper()]
+    return None
+
+
+def filesystem(uri: str, storage_options: dict[str, str] | None = None) -> tuple[pafs.FileSystem, str]:
+    """(filesystem, path inside it) for a lake URI: a local path, s3://, gs:// or az:// (abfs)."""
+    options = storage_options or {}
+    parsed = urlparse(uri)
+    if parsed.scheme in ("s3", "s3a"):
+        kwargs = {arg: value for arg, names in _S3.items() if (value := _option(options, names))}
+        endpoint = kwargs.get("endpoint_override")
+        if endpoint:
+            scheme, _, host = endpoint.partition("://")
+            kwargs["endpoint_override"] = host or scheme
+            kwargs["scheme"] = scheme if host else "https"
+        allow_http = (_option(options, ("aws_allow_http", "allow_http")) or "").lower() == "true"
+        if kwargs.get("scheme") == "http" and not allow_http:
+            raise ValueError(f"{uri}: the endpoint {endpoint} is plain http; set AWS_ALLOW_HTTP=true to allow it")
+        kwargs.setdefault("region", "us-east-1")
+        return pafs.S3FileSystem(**kwargs), f"{parsed.netloc}{parsed.path}".rstrip("/")
+    return pafs.FileSystem.from_uri(uri)
+
+
+def with_defaults(uri: str, storage_options: dict[str, str] | None) -> dict[str, str] | None:
+    """``storage_options`` plus what safe concurrent appends need on S3.
+
+    Delta on S3 needs a commit mechanism that makes "create the next log entry" atomic
+    across writers. phoneloop uses S3 conditional puts (``conditional_put=etag``:
+    object_store's If-Match/If-None-Match writes, supported by AWS S3 and by
+    S3-compatible servers such as MinIO and moto) unless the caller configured a lock
+    provider (``AWS_S3_LOCKING_PROVIDER=dynamodb``) or a conditional-put mode
+    themselves, in the options or the environment.
+    """
+    if urlparse(uri).scheme not in ("s3", "s3a"):
+        return storage_options
+    options = dict(storage_options or {})
+    keys = {k.lower() for k in options} | {k.lower() for k in os.environ if k.startswith("AWS_")}
+    if not keys & {"conditional_put", "aws_conditional_put", "aws_s3_locking_provider", "s3_locking_provider"}:
+        options["conditional_put"] = "etag"
+    return options
