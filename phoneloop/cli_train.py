@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -22,6 +23,33 @@ LoraOpt = Annotated[bool, typer.Option("--lora", help="Train LoRA adapters (merg
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue the output's latest checkpoint.")]
 LrOpt = Annotated[float | None, typer.Option("--lr", help="Learning rate (default: the stage's).")]
 BatchOpt = Annotated[int, typer.Option("--batch-size", help="Rows (SFT) or completions (GRPO) per device per step.")]
+LauncherOpt = Annotated[str, typer.Option("--launcher", help="'accelerate': run in --num-processes processes "
+                                                             "through `accelerate launch` (data parallel).")]
+ProcsOpt = Annotated[int, typer.Option("--num-processes", help="Processes (GPUs, or CPU ranks with gloo) for "
+                                                               "--launcher accelerate.")]
+AccConfigOpt = Annotated[str | None, typer.Option("--accelerate-config",
+                                                  help="An accelerate config, e.g. training/accelerate/fsdp.yaml.")]
+
+
+def _relaunch(launcher: str, num_processes: int, config: str | None, lake: str, model: str) -> bool:
+    """Re-run this command under ``accelerate launch`` when asked; True if it did (and succeeded)."""
+    if launcher == "none":
+        return False
+    from training.launch import LAUNCHERS, launch, strip_launcher_args
+
+    if launcher not in LAUNCHERS:
+        fail(f"--launcher must be one of {', '.join(LAUNCHERS)}, got {launcher!r}")
+    if model == "tiny":  # build the shared tiny model once, before the ranks race to build it
+        from training.tiny import tiny_model
+
+        tiny_model(open_lake(lake).uri)
+    try:
+        code = launch(strip_launcher_args(sys.argv[1:]), num_processes, config)
+    except TrainingError as exc:
+        fail(str(exc))
+    if code != 0:
+        fail(f"accelerate launch exited with {code} (a rank failed; see its output above)")
+    return True
 
 
 def _run(stage, lake: str, run) -> None:
@@ -31,7 +59,10 @@ def _run(stage, lake: str, run) -> None:
     except (TrainingError, CurationError, LakeError) as exc:
         fail(str(exc))
         raise  # unreachable
-    print_json(entry.to_dict())
+    from training.common import is_main_process
+
+    if is_main_process():  # under accelerate, one rank prints the registered model
+        print_json(entry.to_dict())
 
 
 @app.command()
@@ -48,12 +79,18 @@ def sft(
     tools: Annotated[bool, typer.Option("--tools", help="Show the mobile_use tool schema in prompts, as online "
                                                        "GRPO does (SFT before `grpo --env mock`).")] = False,
     resume: ResumeOpt = False,
+    launcher: LauncherOpt = "none",
+    num_processes: ProcsOpt = 1,
+    accelerate_config: AccConfigOpt = None,
     lake: LakeOpt = "./lake",
 ) -> None:
     """Supervised fine-tuning on a dataset version's sft export; registers the checkpoint.
 
     Example: phoneloop train sft --dataset default@v1 --model tiny --output sft-a --max-steps 50
+    Two processes: ... --launcher accelerate --num-processes 2
     """
+    if _relaunch(launcher, num_processes, accelerate_config, lake, model):
+        return
     from training.sft import SFTRun, run_sft
 
     extra = {"learning_rate": lr} if lr is not None else {}
@@ -80,12 +117,17 @@ def grpo(
     max_pixels: PixelsOpt = None,
     lora: LoraOpt = False,
     resume: ResumeOpt = False,
+    launcher: LauncherOpt = "none",
+    num_processes: ProcsOpt = 1,
+    accelerate_config: AccConfigOpt = None,
     lake: LakeOpt = "./lake",
 ) -> None:
     """GRPO with verifiable step rewards (offline) and/or mock-phone episodes (online).
 
     Example: phoneloop train grpo --dataset default@v1 --model sft-a --output grpo-a --max-steps 20
     """
+    if _relaunch(launcher, num_processes, accelerate_config, lake, model):
+        return
     from training.grpo import GRPORun, run_grpo
 
     extra = {"learning_rate": lr} if lr is not None else {}

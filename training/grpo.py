@@ -132,6 +132,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     seconds = time.perf_counter() - start
     processor.tokenizer.padding_side = processor.padding_side = "right"  # the saved model's default, as SFT's
     final = common.save_final(trainer, processor, folder, run.lora)
+    record_rank_data(trainer, folder)
     metrics = _reward_metrics(trainer)
     metrics.update(train_seconds=round(seconds, 3), steps=trainer.state.global_step)
     entry = common.register(lake, run.output, final, model_ref, export, config, metrics)

@@ -25,6 +25,7 @@ from typing import Any
 from training import common
 from training.data import cap_images, open_export, with_tool_schema
 from training.errors import BadTrainingConfig
+from training.launch import record_rank_data
 from training.registry import ModelEntry, resolve_model
 
 
@@ -122,9 +123,11 @@ def run_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> ModelEntry:
     result = job.trainer.train(resume_from_checkpoint=job.resume_from)
     seconds = time.perf_counter() - start
     final = common.save_final(job.trainer, job.processor, job.folder, run.lora)
+    ranks = record_rank_data(job.trainer, job.folder)
     metrics: dict[str, Any] = {**common.loss_metrics(job.trainer), "train_seconds": round(seconds, 3),
                                "train_loss": result.training_loss, "rows": job.export.rows,
-                               "samples_per_second": result.metrics.get("train_samples_per_second")}
+                               "samples_per_second": result.metrics.get("train_samples_per_second"),
+                               "world_size": ranks["world_size"]}
     entry = common.register(lake, run.output, final, job.model_ref, job.export, job.config, metrics)
     if echo is not None:
         echo(f"registered {entry.name} at {entry.path} (loss {metrics['first_loss']} -> {metrics['last_loss']})")
