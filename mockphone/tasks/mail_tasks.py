@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps.bank import money
 from mockphone.apps.mail import Email
+from mockphone.tasks import statediff
 from mockphone.tasks.base import Param, Task, fraction
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class MailSend(Task):
     template = "Send an email to {to} with subject \"{subject}\" and body \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
+    allowed = ('mail.emails[+1]*',)
     schema = {"to": Param(str, choices=RECIPIENTS), "subject": Param(str, choices=SUBJECTS),
               "body": Param(str, choices=BODIES)}
 
@@ -60,6 +62,9 @@ class MailArchive(Task):
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
 
@@ -80,6 +85,9 @@ class MailDelete(Task):
     app_names = ("mail",)
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
 
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
@@ -102,6 +110,9 @@ class MailStar(Task):
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].starred" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
 
@@ -121,6 +132,7 @@ class MailReply(Task):
     template = "Reply to the email \"{subject}\" with \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
+    allowed = ('mail.emails[+1]*',)
     schema = {"subject": Param(str, choices=SEEDED), "body": Param(str, choices=BODIES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -147,6 +159,9 @@ class MailRestoreFromTrash(Task):
     complexity = 4.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
         phone.app("mail").state.by_subject(self.params["subject"]).folder = "trash"
@@ -168,6 +183,7 @@ class MailAnswerCode(Task):
     template = "What is the password reset code in my email? Answer with the code."
     app_names = ("mail",)
     complexity = 3.0
+    changes_state = False
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -195,6 +211,7 @@ class BankTransferToSavings(Task):
     template = "Transfer ${amount} from checking to savings."
     app_names = ("bank",)
     complexity = 4.0
+    allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(50, 120, 300, 1000), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -220,6 +237,7 @@ class BankTransferToChecking(Task):
     template = "Move ${amount} from my savings account to checking."
     app_names = ("bank",)
     complexity = 5.0
+    allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(75, 200, 450), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -246,6 +264,7 @@ class BankPayPerson(Task):
     template = "Send ${amount} to the first payee in my bank app with the memo \"{memo}\"."
     app_names = ("bank",)
     complexity = 5.0
+    allowed = ('bank.balances[Checking]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(15, 40, 85), min=1, max=10000),
               "memo": Param(str, choices=("Dinner", "Concert tickets", "Rent share"))}
 
@@ -273,6 +292,7 @@ class BankAnswerBalance(Task):
     template = "How much money is in my {account} account? Answer with the amount."
     app_names = ("bank",)
     complexity = 2.0
+    changes_state = False
     schema = {"account": Param(str, choices=("Checking", "Savings"))}
 
     def check(self, phone: MockPhone) -> float:

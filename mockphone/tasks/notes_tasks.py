@@ -24,6 +24,7 @@ class NotesCreate(Task):
     template = "Create a note titled \"{title}\" with the text \"{body}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{title}].*',)
     schema = {"title": Param(str, choices=TITLES), "body": Param(str, choices=BODIES)}
 
     def check(self, phone: MockPhone) -> float:
@@ -44,6 +45,7 @@ class NotesAppend(Task):
     template = "Add the line \"{line}\" to the end of the note \"{title}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{title}].body',)
     schema = {"title": Param(str, choices=TITLES), "line": Param(str, choices=BODIES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -69,6 +71,7 @@ class NotesDelete(Task):
     template = "Delete the note \"{title}\"."
     app_names = ("notes",)
     complexity = 2.0
+    allowed = ('notes.notes[{title}].*',)
     schema = {"title": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -90,6 +93,7 @@ class NotesRename(Task):
     template = "Rename the note \"{old}\" to \"{new}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{old}].*', 'notes.notes[{new}].*')
     schema = {"old": Param(str, choices=("Draft", "Untitled")), "new": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -113,6 +117,7 @@ class NotesAnswerContent(Task):
     template = "What does my note \"{title}\" say? Answer with its text."
     app_names = ("notes",)
     complexity = 2.0
+    changes_state = False
     schema = {"title": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -138,6 +143,7 @@ class ClockAddAlarm(Task):
     template = "Set an alarm for {hour:02d}:{minute:02d}."
     app_names = ("clock",)
     complexity = 3.0
+    allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59)}
 
     def check(self, phone: MockPhone) -> float:
@@ -158,6 +164,7 @@ class ClockAddLabeledAlarm(Task):
     template = "Create an alarm at {hour:02d}:{minute:02d} labelled \"{label}\"."
     app_names = ("clock",)
     complexity = 4.0
+    allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59),
               "label": Param(str, choices=("Take pills", "Pick up kids", "Stand-up", "Water plants"))}
 
@@ -180,6 +187,7 @@ class ClockDisableAlarm(Task):
     template = "Turn off the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0
+    allowed = ('clock.alarms[{time}].enabled',)
     schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -201,6 +209,7 @@ class ClockDeleteAlarm(Task):
     template = "Delete the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0
+    allowed = ('clock.alarms[{time}].*',)
     schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -221,6 +230,7 @@ class ClockAnswerEarliest(Task):
     template = "What time is my earliest alarm that is turned on? Answer as HH:MM."
     app_names = ("clock",)
     complexity = 2.0
+    changes_state = False
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -248,6 +258,7 @@ class ClockStartTimer(Task):
     template = "Start a {minutes}-minute timer."
     app_names = ("clock",)
     complexity = 3.0
+    allowed = ('clock.timer_end_s', 'clock.timer_set_s')
     schema = {"minutes": Param(int, choices=(3, 5, 10, 25), min=1, max=120)}
 
     def check(self, phone: MockPhone) -> float:

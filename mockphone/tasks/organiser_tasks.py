@@ -8,6 +8,7 @@ from datalake.types import Action
 from mockphone.apps.calendar import Event
 from mockphone.apps.files import NAMES
 from mockphone.errors import OracleFailed
+from mockphone.tasks import statediff
 from mockphone.tasks.base import Param, Task, fraction
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ class CalendarCreateEvent(Task):
     template = "Add a calendar event \"{title}\" on {date} at {time}."
     app_names = ("calendar",)
     complexity = 4.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES)}
 
@@ -48,6 +50,7 @@ class CalendarCreateEventWithPlace(Task):
     template = "Schedule \"{title}\" on {date} at {time} at {place}."
     app_names = ("calendar",)
     complexity = 5.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES), "place": Param(str, choices=("City hall", "Room 12", "Cafe Nero"))}
 
@@ -77,6 +80,7 @@ class CalendarDeleteEvent(Task):
     template = "Delete the \"{title}\" event from my calendar."
     app_names = ("calendar",)
     complexity = 3.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -99,6 +103,7 @@ class CalendarReschedule(Task):
     template = "Move \"{title}\" to {time}."
     app_names = ("calendar",)
     complexity = 4.0
+    allowed = ('calendar.events[{title}].time',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "time": Param(str, choices=TIMES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -122,6 +127,7 @@ class CalendarAnswerNextEvent(Task):
     template = "What is my next calendar event? Answer with its title."
     app_names = ("calendar",)
     complexity = 2.0
+    changes_state = False
     schema = {}
 
     def check(self, phone: MockPhone) -> float:
@@ -141,6 +147,7 @@ class CalendarAnswerPlace(Task):
     template = "Where is my \"{title}\" event? Answer with the place."
     app_names = ("calendar",)
     complexity = 2.0
+    changes_state = False
     schema = {"title": Param(str, choices=EVENT_TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -180,6 +187,7 @@ class FilesDelete(Task):
     template = "Delete the file {name}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].*',)
     schema = {"name": Param(str, choices=FILES)}
 
     def check(self, phone: MockPhone) -> float:
@@ -198,6 +206,7 @@ class FilesRename(Task):
     template = "Rename {name} to {new}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].*', 'files.files[{new}].*')
     schema = {"name": Param(str, choices=FILES), "new": Param(str, choices=("old_copy.pdf", "keep_this.pdf"))}
 
     def check(self, phone: MockPhone) -> float:
@@ -217,6 +226,7 @@ class FilesMove(Task):
     template = "Move {name} from Download to {folder}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].folder',)
     schema = {"name": Param(str, choices=("boarding_pass.pdf", "menu.pdf", "invoice_4521.pdf")),
               "folder": Param(str, choices=("Documents", "Pictures"))}
 
@@ -237,6 +247,9 @@ class FilesEmptyFolder(Task):
     app_names = ("files",)
     complexity = 8.0
     schema = {"folder": Param(str, choices=("Music", "Pictures"))}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"files.files[{k}].*" for k in statediff.keys_where(start, "files.files", "folder", self.params["folder"])]
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("files")
@@ -261,6 +274,7 @@ class FilesCreateFolder(Task):
     template = "Create a folder called {folder} in Files."
     app_names = ("files",)
     complexity = 3.0
+    allowed = ('files.folders',)
     schema = {"folder": Param(str, choices=("Receipts", "Travel 2026", "Scans"))}
 
     def check(self, phone: MockPhone) -> float:

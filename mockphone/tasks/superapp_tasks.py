@@ -41,6 +41,7 @@ class HotelSearchBudget(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 5.0
+    changes_state = False
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=BUDGETS, min=50, max=1000)}
 
     def check(self, phone: MockPhone) -> float:
@@ -60,6 +61,7 @@ class HotelBookWithinBudget(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 7.0
+    allowed = ('superapp.bookings[+1]*',)
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=BUDGETS, min=50, max=1000)}
 
     def check(self, phone: MockPhone) -> float:
@@ -83,6 +85,7 @@ class HotelBookCheapest(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 8.0
+    allowed = ('superapp.bookings[+1]*',)
     schema = {"city": Param(str, choices=data.CITIES), "stars": Param(int, choices=(3, 4), min=1, max=5)}
 
     def check(self, phone: MockPhone) -> float:
@@ -110,6 +113,7 @@ class HotelAnswerCheapest(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 5.0
+    changes_state = False
     schema = {"city": Param(str, choices=data.CITIES)}
 
     def check(self, phone: MockPhone) -> float:
@@ -130,6 +134,7 @@ class FoodOrderDish(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 6.0
+    allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS)), "dish": Param(str),
               "qty": Param(int, choices=(1, 2, 3), min=1, max=9)}
 
@@ -168,6 +173,7 @@ class FoodOrderCheapestDish(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 6.0
+    allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS))}
 
     def check(self, phone: MockPhone) -> float:
