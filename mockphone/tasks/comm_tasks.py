@@ -9,8 +9,8 @@ from datalake.types import Action
 from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks import statediff
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -140,8 +140,8 @@ class ContactsLookupNumber(Task):
 
     def check(self, phone: MockPhone) -> float:
         contact = phone.state("contacts").find(self.params["name"])
-        return float(contact is not None and any(digits(contact.phone) in digits(a) and digits(a)
-                                                 for a in phone.system_state().answers))
+        return float(contact is not None and answers.only(answers.phone_numbers(final_answer(phone)),
+                                                          digits(contact.phone)))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
@@ -225,7 +225,8 @@ class MessagesAnswerLast(Task):
 
     def check(self, phone: MockPhone) -> float:
         last = [m.text for m in phone.state("messages").threads[self.params["name"]] if m.sender != "me"][-1]
-        return float(any(last.lower().rstrip(".") in a.lower() for a in phone.system_state().answers))
+        said = [m.text.rstrip(".") for ms in phone.state("messages").threads.values() for m in ms if m.sender != "me"]
+        return float(answers.only(answers.mentions(final_answer(phone), said), last.rstrip(".")))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("messages")
@@ -293,7 +294,7 @@ class ContactsAnswerEmail(Task):
 
     def check(self, phone: MockPhone) -> float:
         address = phone.state("contacts").find(self.params["name"]).email
-        return float(any(address.lower() in a.lower() for a in phone.system_state().answers))
+        return float(answers.only(answers.emails(final_answer(phone)), address.lower()))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")

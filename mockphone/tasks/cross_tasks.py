@@ -57,7 +57,7 @@ class AssistantLeaveRequest(Task):
 
     def check(self, phone: MockPhone) -> float:
         replies = _fresh(phone, "Ref: LR-")
-        return fraction(bool(replies), any(self.params["date"] in r for r in replies))
+        return fraction(bool(replies), any(self.params["date"] in r and self.params["reason"] in r for r in replies))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("assistant")
@@ -100,7 +100,7 @@ class CrossLeaveRequestToNote(Task):
         _stale_clipboard(phone)
 
     def check(self, phone: MockPhone) -> float:
-        fresh = [r for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        fresh = [r for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r and self.params["reason"] in r]
         note = phone.state("notes").find("Leave request")
         return fraction(bool(fresh), note is not None and note.body.strip() in [r.strip() for r in fresh])
 
@@ -132,7 +132,7 @@ class CrossLeaveRequestToMail(Task):
         _stale_clipboard(phone)
 
     def check(self, phone: MockPhone) -> float:
-        fresh = [r.strip() for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        fresh = [r.strip() for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r and self.params["reason"] in r]
         sent = [e for e in phone.state("mail").sent() if e.to == self.params["to"]]
         ok = bool(sent) and sent[-1].subject == "Leave request"
         return fraction(bool(fresh), ok, ok and sent[-1].body.strip() in fresh)

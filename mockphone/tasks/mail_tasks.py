@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.apps.bank import money
 from mockphone.apps.mail import Email
-from mockphone.tasks import statediff
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -18,10 +19,6 @@ RECIPIENTS = ("hr@example.com", "boss@example.com", "landlord@example.com")
 SUBJECTS = ("Schedule update", "Rent receipt", "Conference travel")
 BODIES = ("See you on Monday.", "Please confirm by Friday.", "Thanks for your help!")
 SEEDED = ("Parking permit renewal", "Book club picks", "Shipping notice")
-
-
-def _plain(amount: str) -> str:
-    return amount.replace("$", "").replace(",", "").strip()
 
 
 def _seed_mail(phone: MockPhone, subject: str) -> None:
@@ -196,7 +193,7 @@ class MailAnswerCode(Task):
     def check(self, phone: MockPhone) -> float:
         body = phone.state("mail").by_subject("Password reset").body
         code = body.split("code ")[1].split()[0]
-        return float(any(code in a for a in phone.system_state().answers))
+        return float(answers.only(re.findall(r"\w*\d\w*", final_answer(phone) or ""), code))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("mail")
@@ -296,8 +293,8 @@ class BankAnswerBalance(Task):
     schema = {"account": Param(str, choices=("Checking", "Savings"))}
 
     def check(self, phone: MockPhone) -> float:
-        want = money(phone.state("bank").balances[self.params["account"]])
-        return float(any(_plain(want) in _plain(a) for a in phone.system_state().answers))
+        want = phone.state("bank").balances[self.params["account"]] / 100
+        return float(answers.only(answers.numbers(final_answer(phone)), want))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("bank")

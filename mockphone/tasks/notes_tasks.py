@@ -8,7 +8,8 @@ from datalake.types import Action
 
 from mockphone.apps.clock import Alarm
 from mockphone.apps.notes import Note
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -125,7 +126,8 @@ class NotesAnswerContent(Task):
 
     def check(self, phone: MockPhone) -> float:
         body = phone.state("notes").find(self.params["title"]).body
-        return float(any(body.lower() in a.lower() for a in phone.system_state().answers))
+        bodies = [n.body for n in phone.state("notes").notes]
+        return float(answers.only(answers.mentions(final_answer(phone), bodies), body))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("notes")
@@ -239,8 +241,7 @@ class ClockAnswerEarliest(Task):
 
     def check(self, phone: MockPhone) -> float:
         first = min((a for a in phone.state("clock").alarms if a.enabled), key=lambda a: (a.hour, a.minute))
-        return float(any(first.time in a or f"{first.hour}:{first.minute:02d}" == a.strip()
-                         for a in phone.system_state().answers))
+        return float(answers.only(answers.times(final_answer(phone)), first.time))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("clock")

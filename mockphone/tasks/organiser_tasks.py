@@ -8,8 +8,8 @@ from datalake.types import Action
 from mockphone.apps.calendar import Event
 from mockphone.apps.files import NAMES
 from mockphone.errors import OracleFailed
-from mockphone.tasks import statediff
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -132,7 +132,7 @@ class CalendarAnswerNextEvent(Task):
 
     def check(self, phone: MockPhone) -> float:
         first = phone.state("calendar").agenda()[0].title
-        return float(any(a.strip().lower() == first.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(first))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("calendar")
@@ -156,8 +156,9 @@ class CalendarAnswerPlace(Task):
             phone.seed % 3]
 
     def check(self, phone: MockPhone) -> float:
-        place = phone.state("calendar").find(self.params["title"]).location
-        return float(any(place.lower() in a.lower() for a in phone.system_state().answers))
+        state = phone.state("calendar")
+        places = [e.location for e in state.events]
+        return float(answers.only(answers.mentions(final_answer(phone), places), state.find(self.params["title"]).location))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("calendar")

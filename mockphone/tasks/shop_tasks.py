@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.tasks import statediff
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -237,7 +237,7 @@ class ShopAnswerTopRated(Task):
         state = phone.state("shop")
         best = sorted((p for p in state.products if p.category == self.params["category"]),
                       key=lambda p: (-p.rating, p.name))[0]
-        return float(any(a.strip().lower() == best.name.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(best.name))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("shop")
@@ -259,8 +259,7 @@ class ShopAnswerPrice(Task):
 
     def check(self, phone: MockPhone) -> float:
         price = phone.state("shop").product(self.params["item"]).price
-        answers = phone.system_state().answers
-        return float(any(str(price) in a.replace("$", " ").split() or a.strip() == f"${price}" for a in answers))
+        return float(answers.only(answers.numbers(final_answer(phone)), price))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from _open_product(ui, self.params["item"])

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps import data
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -119,7 +120,7 @@ class HotelAnswerCheapest(Task):
     def check(self, phone: MockPhone) -> float:
         hotels = [h for h in phone.state("superapp").hotels if h.city == self.params["city"]]
         best = min(hotels, key=lambda h: (h.price, h.name)).name
-        return float(any(a.strip().lower() == best.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(best))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from hotel_search(ui, self.params["city"])

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.apps.bank import Transaction, money
+from mockphone.apps.bank import Transaction
 from mockphone.apps.messages import Message
-from mockphone.tasks import statediff
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 from mockphone.tasks.comm_tasks import FIXED, ensure_people
 
 if TYPE_CHECKING:
@@ -121,8 +121,8 @@ class FilesAnswerSize(Task):
     schema = {"name": Param(str, choices=("boarding_pass.pdf", "setup.apk", "menu.pdf"))}
 
     def check(self, phone: MockPhone) -> float:
-        size = str(phone.state("files").find(self.params["name"]).size_kb)
-        return float(any(size in a.replace("kB", " ").split() for a in phone.system_state().answers))
+        size = phone.state("files").find(self.params["name"]).size_kb
+        return float(answers.only(answers.numbers(final_answer(phone)), size))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("files")
@@ -148,8 +148,7 @@ class BankAnswerSpending(Task):
 
     def check(self, phone: MockPhone) -> float:
         paid = next(t for t in phone.state("bank").history if t.description == self.params["shop"])
-        want = money(-paid.amount).lstrip("$")
-        return float(any(want in a for a in phone.system_state().answers))
+        return float(answers.only(answers.numbers(final_answer(phone)), -paid.amount / 100))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("bank")
