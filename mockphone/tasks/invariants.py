@@ -247,7 +247,8 @@ def _pool(classes: Iterable[type[Task]], seed: int) -> dict[str, list[Action]]:
 
 def _state(phone: MockPhone) -> Any:
     s = phone.system
-    return ({n: app.state for n, app in phone.apps.items()}, s.settings, s.clipboard, phone.files)
+    # the draft log counts: privacy verifiers read what was ever typed
+    return ({n: app.state for n, app in phone.apps.items()}, s.settings, s.clipboard, phone.files, s.drafts)
 
 
 def fuzz(classes: list[type[Task]], seeds: Iterable[int] = (0,), rng_seed: int = 12, per_task: int = 3,
