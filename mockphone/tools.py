@@ -138,6 +138,14 @@ TOOLS: dict[str, ToolSpec] = {s.name: s for s in (
 )}
 
 
+# ``content insert|query --uri URI`` in the shell calls these tools (Android's content-provider CLI)
+CONTENT_URIS = {"content://com.android.calendar/events": "calendar.create_event",
+                "content://com.android.contacts/contacts": "contacts.create",
+                "content://com.phoneloop.notes/notes": "notes.create",
+                "content://com.android.deskclock/alarms": "clock.create_alarm"}
+QUERY_URIS = {"content://com.android.contacts/contacts": "contacts.search"}
+
+
 def specs() -> list[dict[str, Any]]:
     """The tool set as an MCP ``tools/list`` result would show it, sorted by name."""
     return [TOOLS[n].to_json() for n in sorted(TOOLS)]

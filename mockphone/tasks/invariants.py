@@ -96,13 +96,18 @@ def _truncated(phone: MockPhone, task: Task) -> None:
     phone.act(Action("terminate", status="success"))
 
 
+def _ending_of(actions: list[Action]) -> Action:
+    """The oracle's own terminate (infeasible tasks end with one), else ``terminate(success)``."""
+    return actions[-1] if actions and actions[-1].type == "terminate" else Action("terminate", status="success")
+
+
 def _side_effect(phone: MockPhone, task: Task) -> None:
-    run_oracle(phone, task, terminate=False)
+    ending = _ending_of(run_oracle(phone, task, terminate=False))
     for effect in SIDE_EFFECTS:  # until one of them is a change the task does not allow
         phone.act(effect)
         if task.violations(phone):
             break
-    phone.act(Action("terminate", status="success"))
+    phone.act(ending)
 
 
 def _outcome(cls: type[Task], seed: int, params: dict, player: dict) -> dict[str, Any] | None:
@@ -235,13 +240,17 @@ class FuzzReport:
 
 
 def _pool(classes: Iterable[type[Task]], seed: int) -> dict[str, list[Action]]:
+    """Each task's oracle actions (a mixed task's shell and tool paths too), without answer/ask/terminate."""
     pool = {}
     for cls in classes:
-        phone, task = start(cls, seed)
-        try:
-            pool[cls.name()] = [a for a in run_oracle(phone, task, terminate=False) if a.type not in NOT_STATE]
-        except MockPhoneError:
-            continue
+        for via in (("gui", "shell", "tool") if hasattr(cls, "via") else ("gui",)):
+            phone, task = start(cls, seed)
+            task.via = via
+            try:
+                actions = run_oracle(phone, task, terminate=False)
+            except MockPhoneError:
+                continue
+            pool[cls.name() if via == "gui" else f"{cls.name()}/{via}"] = [a for a in actions if a.type not in NOT_STATE]
     return pool
 
 
@@ -268,7 +277,7 @@ def fuzz(classes: list[type[Task]], seeds: Iterable[int] = (0,), rng_seed: int =
         donors = sorted(actions)
         for cls in classes:
             for _ in range(per_task):
-                donor = rng.choice([d for d in donors if d != cls.name()] or donors)
+                donor = rng.choice([d for d in donors if d.split("/")[0] != cls.name()] or donors)
                 _fuzz_one(cls, seed, actions[donor], donor, rng, report)
     return report
 
@@ -276,7 +285,7 @@ def fuzz(classes: list[type[Task]], seeds: Iterable[int] = (0,), rng_seed: int =
 def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: str, rng: random.Random,
               report: FuzzReport) -> None:
     phone, task = start(cls, seed)
-    run_oracle(phone, task, terminate=False)
+    ending = _ending_of(run_oracle(phone, task, terminate=False))
     before, snap = copy.deepcopy(_state(phone)), statediff.snapshot(phone)
     extras = []
     for _ in range(rng.randint(1, 3)):
@@ -285,7 +294,7 @@ def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: st
             extras += donor_actions[i:i + rng.randint(1, 4)]
     for a in extras:
         phone.act(a)
-    phone.act(Action("terminate", status="success"))
+    phone.act(ending)
     report.pairs += 1
     score = task.is_successful(phone)
     changed = _state(phone) != before
