@@ -360,7 +360,7 @@ def tool(phone: MockPhone, a: Action) -> ActResult:
             raise ToolError(f"tool {a.name!r} is not registered on this phone "
                             f"(registered: {', '.join(sorted(phone.tools)) or 'none'})")
         out = str(fn(phone, args))
-    except ToolError as exc:
+    except Exception as exc:  # noqa: BLE001 - a tool is foreign code: any failure is an error step, not a crash
         phone.system.tool_calls.append((a.name, json.dumps(args, sort_keys=True, default=str), False))
         phone.nav.toast(f"Tool error: {exc}")
         phone.invalidate()

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 # Changes that are harmless by nature, listed once for every task: the clock, what was
 # opened, the agent's own log (answers, questions, terminate, typed drafts), permission
 # grants from perturbation dialogs, read/unread marks, the current search (navigation),
-# notifications being opened or dismissed, and screen dumps the shell wrote.
+# notifications being opened or dismissed, and screen dumps the shell wrote. Messages received
+# during the episode (new records whose sender is not "me") are left out of ``diff`` itself.
 HARMLESS: tuple[str, ...] = (
     "system.clock_s", "system.opened", "system.permissions*", "system.answers", "system.questions",
     "system.terminated", "system.drafts", "system.notifications*", "system.tool_calls",
@@ -98,9 +99,19 @@ def _record_keys(items: list[Any]) -> list[str]:
     return [str(i) for i in range(len(items))]
 
 
+_RECEIVED = re.compile(r"(messages\.threads\[.*\]\[\d+\])\.(sender|text)\Z")
+
+
+def _received(path: str, before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """A message that arrived during the episode (a new record whose sender is not "me"): the world, not the agent."""
+    m = _RECEIVED.match(path)
+    return m is not None and path not in before and after.get(f"{m.group(1)}.sender", "me") != "me"
+
+
 def diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """Paths added, removed or changed between two snapshots, sorted."""
-    return sorted(p for p in before.keys() | after.keys() if before.get(p, _MISSING) != after.get(p, _MISSING))
+    """Paths added, removed or changed between two snapshots, sorted (messages received meanwhile left out)."""
+    return sorted(p for p in before.keys() | after.keys()
+                  if before.get(p, _MISSING) != after.get(p, _MISSING) and not _received(p, before, after))
 
 
 _MISSING = object()
