@@ -1,4 +1,4 @@
-"""Services: sign-up and order forms that ask for more personal data than they need.
+"""Web Forms: sign-up and order forms that ask for more personal data than they need.
 
 Each service is a form of labelled fields; some are required, others optional and
 sensitive (birthday, ID number, home address, card number). A delivery form shows the
@@ -54,10 +54,10 @@ class FormsState:
 
 
 class FormsApp(App):
-    name = "services"
-    package = "com.phoneloop.services"
-    label = "Services"
-    aliases = ("forms", "sign-ups")
+    name = "forms"
+    package = "com.phoneloop.forms"
+    label = "Web Forms"  # sorts last on the launcher, so the other icons keep their places
+    aliases = ("services", "web forms", "sign-ups")
     color = "#a142f4"
 
     def initial_state(self, rng: random.Random) -> FormsState:
@@ -66,7 +66,7 @@ class FormsApp(App):
     def page_main(self, page: Page) -> View:
         rows = tuple(ui.item(s, "Sign up" if not SERVICES[s][2] else "Order", rid="service",
                              on_tap=(lambda s=s: self.push("form", service=s))) for s in SERVICES)
-        return View("Services", body=rows)
+        return View("Web Forms", body=rows)
 
     def page_form(self, page: Page) -> View:
         service = page.args["service"]
