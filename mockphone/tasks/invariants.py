@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import io
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from datalake.types import Action
@@ -88,7 +88,7 @@ Ending = Callable[[MockPhone, Task], None]  # plays a wrong ending on an initial
 
 def _truncated(phone: MockPhone, task: Task) -> None:
     probe, probe_task = start(type(task), phone.seed, task.params)
-    actions = [a for a in run_oracle(probe, probe_task, terminate=False)]
+    actions = run_oracle(probe, probe_task, terminate=False)
     if actions and actions[-1].type == "terminate":
         actions = actions[:-1]
     for a in actions[:-1]:
@@ -236,7 +236,7 @@ class FuzzReport:
     unchanged: int = 0  # extras changed nothing: the task must still score 1.0
     damaged: int = 0  # extras changed state outside the allowed set: must score < 1
     inside: int = 0  # extras changed only allowed or harmless state: no expectation
-    failures: list[Failure] | None = None
+    failures: list[Failure] = field(default_factory=list)
 
 
 def _pool(classes: Iterable[type[Task]], seed: int) -> dict[str, list[Action]]:
@@ -271,7 +271,7 @@ def fuzz(classes: list[type[Task]], seeds: Iterable[int] = (0,), rng_seed: int =
     snapshot misses is itself a failure (a blind spot of the verifier).
     """
     rng = random.Random(rng_seed)
-    report = FuzzReport(failures=[])
+    report = FuzzReport()
     for seed in seeds:
         actions = (pool or {}).get(seed) or _pool(classes, seed)
         donors = sorted(actions)
