@@ -1,11 +1,13 @@
 """The task shape (after android_world's TaskEval), with parameters that are actually validated.
 
 A task class has a ``template`` instruction, the ``app_names`` it touches, a
-``category`` (single-app, cross-app, mini-app), a ``complexity`` (rough number of
+``category`` (``CATEGORIES``), a ``complexity`` (rough number of
 screens a human passes through) and a ``schema`` of parameters. An instance is
 built from explicit params or from a seed; ``initialize_task`` puts the phone in the
-start state; ``is_successful`` reads app state (never the agent's trace) and returns
-0..1; ``oracle`` yields Actions computed from the live UI tree.
+start state and snapshots the whole phone; ``is_successful`` reads state (never the
+agent's trace): 0 when anything outside the task's ``allowed`` changes (and the central
+``statediff.HARMLESS`` list) changed, 0 for an untouched phone, else the task's own
+``check`` (0..1). ``oracle`` yields Actions computed from the live UI tree.
 """
 
 from __future__ import annotations
@@ -149,7 +151,11 @@ class Task:
         return statediff.violations(start, statediff.snapshot(phone), self.allowed_changes(start))
 
     def wrong_endings(self) -> dict[str, Any]:
-        """Wrong-but-plausible endings beyond the generic ones ``invariants`` builds: name -> fn(ui) -> actions."""
+        """Wrong-but-plausible endings beyond the generic ones ``invariants`` builds.
+
+        name -> ``fn(phone, task)`` that plays the ending on a phone this task initialised
+        (the invariant tests require each to score < 1).
+        """
         return {}
 
     def check(self, phone: MockPhone) -> float:
