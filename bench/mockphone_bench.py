@@ -13,7 +13,9 @@ the real mix: lists, keyboards, dialogs). Two figures:
    compression level — the floor any screenshot-producing phone pays per step.
 
 The ratio (mockphone steps/s ÷ baseline encodes/s) says how close rendering a whole
-phone gets to just writing one PNG. Timings are printed, never asserted.
+phone gets to just writing one PNG. It also reports the state-diff verification cost per
+episode (start snapshot + ``is_successful``) against one such encode (target: below 1.0).
+Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -79,6 +81,27 @@ def baseline(budget_s: float) -> tuple[int, float]:
     return n, time.perf_counter() - start
 
 
+def verifier_cost(plans, seed: int, repeats: int = 20) -> float:
+    """State-diff verification per episode, ms: the start snapshot plus ``is_successful`` at the end
+    (snapshot of every app, system settings, clipboard and files, the diff, the task's own check)."""
+    from mockphone.tasks import statediff
+
+    total, episodes = 0.0, 0
+    for name, actions in plans:
+        phone = MockPhone(seed=seed)
+        task = REGISTRY[name](seed=seed)
+        task.initialize_task(phone)
+        for action in actions:
+            phone.act(action)
+        start = time.perf_counter()
+        for _ in range(repeats):
+            statediff.snapshot(phone)
+            task.is_successful(phone)
+        total += (time.perf_counter() - start) / repeats
+        episodes += 1
+    return 1000 * total / episodes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short run")
@@ -90,12 +113,15 @@ def main() -> None:
     tree_n, tree_t = run_steps(plans, 0, False, budget)
     base_n, base_t = baseline(budget)
     full, tree, base = full_n / full_t, tree_n / tree_t, base_n / base_t
+    verify_ms = verifier_cost(plans, 0)
     print(json.dumps({
         "tasks": len(plans), "oracle_steps": sum(len(a) for _, a in plans),
         "observe_act_steps_per_s": round(full, 1), "tree_act_steps_per_s": round(tree, 1),
         "baseline_png_encodes_per_s": round(base, 1),
         "ratio_observe_act_vs_png_encode": round(full / base, 3),
         "ratio_tree_act_vs_png_encode": round(tree / base, 3),
+        "state_diff_verification_ms_per_episode": round(verify_ms, 3), "png_encode_ms": round(1000 / base, 3),
+        "ratio_verification_vs_png_encode": round(verify_ms * base / 1000, 3),
     }, indent=2))
 
 

@@ -10,7 +10,9 @@ and the task initialised first, and the verifier sets the outcome; an AdbPhone o
 phoneloop virtual device does the same through the device's ``phoneloop task`` command;
 otherwise the outcome stays ``unknown``. A phone that goes offline mid-episode ends the episode as a
 failure whose ``meta["failure_reason"]`` says why; one that is gone before the first
-step raises ``EpisodeAborted`` (there is nothing to record).
+step raises ``EpisodeAborted`` (there is nothing to record). A ``tool`` call the phone rejects
+(unknown tool, bad arguments) is an error step: recorded, shown to the policy on the next
+screen (a mock phone toasts the error), listed in ``meta["tool_errors"]``, and the episode goes on.
 
 A policy is any object with ``name``, ``source`` (the lake's episode source: agent,
 oracle, rollout, human) and ``act(instruction, observation, history) -> (Action, raw_text)``.
@@ -95,7 +97,10 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
             observation = phone.observe()
             action, raw = policy.act(instruction, observation, steps)
             steps.append(Step(observation=observation, action=action, raw_output=raw))
-            phone.act(action)
+            result = phone.act(action)
+            if action.type == "tool" and getattr(result, "ok", True) is False:  # an error step, not a crash
+                extra.setdefault("tool_errors", []).append({"step": len(steps) - 1, "tool": action.name,
+                                                            "error": getattr(result, "output", "")})
             if action.type == "terminate":
                 break
         else:

@@ -18,7 +18,8 @@ and dumped: the deepest visible element that accepts the gesture wins.
   order), home, app_switch (recents), enter (submits the focused field).
 * ``open_app``: by short name, label, package or alias. ``wait``: advances the clock.
 * ``answer`` / ``ask_user`` / ``terminate``: recorded in the system state for verifiers.
-* ``shell``: see ``mockphone.shell``. ``tool``: a registered function, else ToolNotRegistered.
+* ``shell``: see ``mockphone.shell``. ``tool``: a registered function (``mockphone.tools``); an unknown tool or bad
+  arguments gives ``ok=False`` with the error as output and a toast the policy sees.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from datalake.types import Action
-from mockphone.errors import ToolNotRegistered, UnknownApp
+from mockphone.errors import UnknownApp
 from mockphone.layout import Node
 from mockphone.screen import KEY_ROWS
 
@@ -156,7 +157,7 @@ def _key_tap(phone: MockPhone, kb: Node, x: float, y: float) -> ActResult:
     if page is None or phone.nav.focus is None:
         return _result(False, "no focused input field")
     old = page.field(phone.nav.focus)
-    page.fields[phone.nav.focus] = old[:-1] if key == "<" else old + key
+    _set_field(phone, page, phone.nav.focus, old[:-1] if key == "<" else old + key)
     phone.invalidate()
     return _result(True, f"typed {key!r}")
 
@@ -178,7 +179,7 @@ def long_press(phone: MockPhone, a: Action) -> ActResult:
         clip = phone.system.clipboard
         if not clip:
             return _result(False, "clipboard is empty")
-        page.fields[node.rid] = page.field(node.rid) + clip
+        _set_field(phone, page, node.rid, page.field(node.rid) + clip)
         phone.invalidate()
         return _result(True, "pasted")
     if w is not None and w.on_long_press is not None:
@@ -271,9 +272,15 @@ def input_text(phone: MockPhone, a: Action) -> ActResult:
     page = phone.nav.top_page(phone.nav.foreground) if phone.nav.foreground else None
     if phone.nav.focus is None or page is None or phone.nav.dialog is not None or phone.nav.overlay is not None:
         return _result(False, "no focused input field")
-    page.fields[phone.nav.focus] = a.text if a.clear else page.field(phone.nav.focus) + a.text
+    _set_field(phone, page, phone.nav.focus, a.text if a.clear else page.field(phone.nav.focus) + a.text)
     phone.invalidate()
     return _result(True, f"typed into {phone.nav.focus}")
+
+
+def _set_field(phone: MockPhone, page, rid: str, text: str) -> None:
+    """Type into a form field, logging the value in the phone's draft log (read by privacy verifiers)."""
+    page.fields[rid] = text
+    phone.system.typed(phone.nav.foreground or "", page.name, rid, text)
 
 
 def press_key(phone: MockPhone, key: str) -> ActResult:
@@ -294,7 +301,7 @@ def press_key(phone: MockPhone, key: str) -> ActResult:
                 return _result(True, "submitted")
             if focused.widget.lines > 1:
                 page = phone.nav.top_page(phone.nav.foreground)
-                page.fields[phone.nav.focus] = page.field(phone.nav.focus) + "\n"
+                _set_field(phone, page, phone.nav.focus, page.field(phone.nav.focus) + "\n")
                 return _result(True, "newline")
     return _result(False, "enter had nothing to submit")
 
@@ -341,13 +348,26 @@ def shell(phone: MockPhone, a: Action) -> ActResult:
 
 
 def tool(phone: MockPhone, a: Action) -> ActResult:
+    """Call a registered tool; an unknown tool or bad arguments is an error result (and a toast), never a raise."""
+    import json
+
+    from mockphone.tools import ToolError
+
+    args = dict(a.args or {})
     fn = phone.tools.get(a.name)
-    if fn is None:
-        raise ToolNotRegistered(f"tool {a.name!r} is not registered on this phone "
-                                f"(registered: {', '.join(sorted(phone.tools)) or 'none'})")
-    out = fn(phone, dict(a.args or {}))
+    try:
+        if fn is None:
+            raise ToolError(f"tool {a.name!r} is not registered on this phone "
+                            f"(registered: {', '.join(sorted(phone.tools)) or 'none'})")
+        out = str(fn(phone, args))
+    except Exception as exc:  # noqa: BLE001 - a tool is foreign code: any failure is an error step, not a crash
+        phone.system.tool_calls.append((a.name, json.dumps(args, sort_keys=True, default=str), False))
+        phone.nav.toast(f"Tool error: {exc}")
+        phone.invalidate()
+        return _result(False, f"tool error: {exc}", output=f"error: {exc}")
+    phone.system.tool_calls.append((a.name, json.dumps(args, sort_keys=True, default=str), True))
     phone.invalidate()
-    return _result(True, f"called {a.name}", output=str(out))
+    return _result(True, f"called {a.name}", output=out)
 
 
 _HANDLERS = {

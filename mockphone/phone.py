@@ -15,7 +15,7 @@ import random
 from typing import Any, Callable
 
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, render, uixml
+from mockphone import gestures, render, tools, uixml
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
 from mockphone.errors import PhoneClosed, UnknownApp
@@ -40,6 +40,7 @@ class MockPhone:
         self._app_classes = list(apps) if apps is not None else default_apps()
         self.perturbations = perturbations
         self.tools: dict[str, Tool] = {}
+        tools.install(self)  # the documented tool set (mockphone.tools)
         self._closed = False
         self.reset(seed)
 

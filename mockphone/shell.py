@@ -10,6 +10,8 @@ Supported (anything else fails like Android's ``sh``: exit 127, ``inaccessible o
     pm list packages [filter]            wm size | wm density          getprop [name]
     date                                 echo ...                      dumpsys window | dumpsys activity top
     uiautomator dump [FILE]              cat FILE                      (files written by uiautomator dump)
+    content insert --uri URI --bind NAME:TYPE:VALUE ...   content query --uri URI [--where "name LIKE '%Q%'"]
+        (URIs of mockphone.tools.CONTENT_URIS; the same change the tool and the GUI make)
 """
 
 from __future__ import annotations
@@ -182,9 +184,51 @@ def _cat(phone: MockPhone, args: list[str]) -> tuple[int, str]:
     return 0, phone.files[args[0]]
 
 
+def _content(phone: MockPhone, args: list[str]) -> tuple[int, str]:
+    import json
+    import re
+
+    from mockphone.tools import CONTENT_URIS, QUERY_URIS, ToolError
+
+    usage = "usage: content [insert --uri URI --bind NAME:TYPE:VALUE ... | query --uri URI [--where WHERE]]"
+    if len(args) < 3 or args[0] not in ("insert", "query") or args[1] != "--uri":
+        return 1, usage
+    verb, uri, rest = args[0], args[2], args[3:]
+    table = CONTENT_URIS if verb == "insert" else QUERY_URIS
+    if uri not in table:
+        return 1, f"Error: unknown URI {uri} (known: {', '.join(sorted(table))})"
+    values: dict = {}
+    while rest:
+        flag, *rest = rest
+        if not rest:
+            return 1, usage
+        value, *rest = rest
+        if flag == "--bind" and verb == "insert" and value.count(":") >= 2:
+            name, kind, raw = value.split(":", 2)
+            values[name] = int(raw) if kind in "il" and raw.lstrip("-").isdigit() else (
+                raw.lower() == "true" if kind == "b" else raw)
+        elif flag == "--where" and verb == "query":
+            m = re.fullmatch(r"name\s+LIKE\s+'%?(.*?)%?'", value.strip(), re.IGNORECASE)
+            if m is None:
+                return 1, "Error: only --where \"name LIKE '%TEXT%'\" is supported"
+            values["query"] = m.group(1)
+        else:
+            return 1, usage
+    if verb == "query":
+        values.setdefault("query", "")
+    try:
+        out = phone.tools[table[uri]](phone, values)
+    except ToolError as exc:
+        return 1, f"Error: {exc}"
+    if verb == "query":
+        rows = json.loads(out)
+        return 0, "\n".join(f"Row: {i} " + ", ".join(f"{k}={v}" for k, v in r.items()) for i, r in enumerate(rows))
+    return 0, ""
+
+
 _COMMANDS: dict[str, Callable[[MockPhone, list[str]], tuple[int, str]]] = {
     "am": _am, "monkey": _monkey, "input": _input, "settings": _settings, "svc": _svc, "cmd": _cmd,
     "pm": _pm, "wm": _wm, "getprop": _getprop, "date": _date, "dumpsys": _dumpsys, "uiautomator": _uiautomator,
-    "cat": _cat,
+    "cat": _cat, "content": _content,
     "echo": lambda phone, args: (0, " ".join(args)),
 }

@@ -49,6 +49,18 @@ class SystemState:
     terminated: str | None = None
     opened: list[str] = field(default_factory=list)  # packages in the order they came to the foreground
     permissions: dict[str, bool] = field(default_factory=dict)  # package -> granted, from permission dialogs
+    # every value any form field ever held, in order: (package, page, field, text), like MyPhoneBench's form_drafts
+    drafts: list[tuple[str, str, str, str]] = field(default_factory=list)
+    tool_calls: list[tuple[str, str, bool]] = field(default_factory=list)  # (tool, JSON args, ok)
+
+    def typed(self, package: str, page: str, rid: str, text: str) -> None:
+        """Log a form field's new value (the privacy verifiers read this, so erasing later does not hide it)."""
+        if text and (not self.drafts or self.drafts[-1] != (package, page, rid, text)):
+            self.drafts.append((package, page, rid, text))
+
+    def ever_typed(self, rid: str, package: str | None = None) -> list[str]:
+        """Every non-empty value field ``rid`` ever held (optionally only in ``package``)."""
+        return [d[3] for d in self.drafts if d[2] == rid and (package is None or d[0] == package)]
 
     @property
     def now(self) -> dt.datetime:

@@ -11,6 +11,7 @@ def default_apps() -> list[type]:
     from mockphone.apps.clock import ClockApp
     from mockphone.apps.contacts import ContactsApp
     from mockphone.apps.files import FilesApp
+    from mockphone.apps.forms import FormsApp
     from mockphone.apps.mail import MailApp
     from mockphone.apps.messages import MessagesApp
     from mockphone.apps.notes import NotesApp
@@ -19,4 +20,4 @@ def default_apps() -> list[type]:
     from mockphone.apps.superapp import SuperApp
 
     return [ContactsApp, MessagesApp, SettingsApp, NotesApp, ClockApp, CalendarApp, MailApp, FilesApp, ShopApp,
-            AssistantApp, BankApp, SuperApp]
+            AssistantApp, BankApp, SuperApp, FormsApp]

@@ -9,7 +9,8 @@ from datalake.types import Action
 from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -40,6 +41,7 @@ class ContactsAdd(Task):
     template = "Add a contact named {name} with phone number {number}."
     app_names = ("contacts",)
     complexity = 3.0
+    allowed = ('contacts.contacts[{name}].*',)
     schema = {"name": Param(str, choices=NEW_PEOPLE), "number": Param(str, choices=NEW_NUMBERS)}
 
     def check(self, phone: MockPhone) -> float:
@@ -60,6 +62,7 @@ class ContactsDelete(Task):
     template = "Delete the contact {name}."
     app_names = ("contacts",)
     complexity = 3.0
+    allowed = ('contacts.contacts[{name}].*',)
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -82,6 +85,7 @@ class ContactsEditPhone(Task):
     template = "Change {name}'s phone number to {number}."
     app_names = ("contacts",)
     complexity = 4.0
+    allowed = ('contacts.contacts[{name}].phone',)
     schema = {"name": Param(str, choices=FIXED), "number": Param(str, choices=NEW_NUMBERS)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -105,6 +109,7 @@ class ContactsFavourite(Task):
     template = "Add {name} to favourites."
     app_names = ("contacts",)
     complexity = 2.0
+    allowed = ('contacts.contacts[{name}].starred',)
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -127,6 +132,7 @@ class ContactsLookupNumber(Task):
     template = "What is {name}'s phone number? Answer with the number."
     app_names = ("contacts",)
     complexity = 2.0
+    changes_state = False
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -134,8 +140,8 @@ class ContactsLookupNumber(Task):
 
     def check(self, phone: MockPhone) -> float:
         contact = phone.state("contacts").find(self.params["name"])
-        return float(contact is not None and any(digits(contact.phone) in digits(a) and digits(a)
-                                                 for a in phone.system_state().answers))
+        return float(contact is not None and answers.only(answers.phone_numbers(final_answer(phone)),
+                                                          digits(contact.phone)))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
@@ -151,6 +157,7 @@ class MessagesSend(Task):
     template = "Send a text message to {name} saying \"{text}\"."
     app_names = ("messages",)
     complexity = 4.0
+    allowed = ('messages.threads[{name}][+1]*',)
     schema = {"name": Param(str, choices=FIXED), "text": Param(str, choices=TEXTS)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -175,6 +182,9 @@ class MessagesReplyUnread(Task):
     app_names = ("messages",)
     complexity = 3.0
     schema = {"text": Param(str, choices=TEXTS)}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"messages.threads[{self._sender}][+1]*"]
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("messages").state
@@ -203,6 +213,7 @@ class MessagesAnswerLast(Task):
     template = "What was the last text {name} sent me? Answer with the message."
     app_names = ("messages",)
     complexity = 2.0
+    changes_state = False
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -214,7 +225,8 @@ class MessagesAnswerLast(Task):
 
     def check(self, phone: MockPhone) -> float:
         last = [m.text for m in phone.state("messages").threads[self.params["name"]] if m.sender != "me"][-1]
-        return float(any(last.lower().rstrip(".") in a.lower() for a in phone.system_state().answers))
+        said = [m.text.rstrip(".") for ms in phone.state("messages").threads.values() for m in ms if m.sender != "me"]
+        return float(answers.only(answers.mentions(final_answer(phone), said), last.rstrip(".")))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("messages")
@@ -229,6 +241,7 @@ class MessagesForward(Task):
     template = "Forward the last message {source} sent me to {target}."
     app_names = ("messages",)
     complexity = 6.0
+    allowed = ('messages.threads[{target}][+1]*', 'system.clipboard')
     schema = {"source": Param(str, choices=FIXED), "target": Param(str, choices=FIXED)}
 
     @classmethod
@@ -273,6 +286,7 @@ class ContactsAnswerEmail(Task):
     template = "What is {name}'s email address? Answer with the address."
     app_names = ("contacts",)
     complexity = 2.0
+    changes_state = False
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -280,7 +294,7 @@ class ContactsAnswerEmail(Task):
 
     def check(self, phone: MockPhone) -> float:
         address = phone.state("contacts").find(self.params["name"]).email
-        return float(any(address.lower() in a.lower() for a in phone.system_state().answers))
+        return float(answers.only(answers.emails(final_answer(phone)), address.lower()))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
@@ -296,6 +310,7 @@ class MessagesDeleteThread(Task):
     template = "Delete the conversation with {name}."
     app_names = ("messages",)
     complexity = 3.0
+    allowed = ('messages.threads[{name}]*',)
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:

@@ -52,11 +52,12 @@ class AssistantLeaveRequest(Task):
     template = "Ask the Assistant to write a leave request for {date} because of {reason}."
     app_names = ("assistant",)
     complexity = 2.0
+    allowed = ('assistant.turns*',)
     schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS)}
 
     def check(self, phone: MockPhone) -> float:
         replies = _fresh(phone, "Ref: LR-")
-        return fraction(bool(replies), any(self.params["date"] in r for r in replies))
+        return fraction(bool(replies), any(self.params["date"] in r and self.params["reason"] in r for r in replies))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("assistant")
@@ -70,6 +71,7 @@ class AssistantSummarize(Task):
     template = "Ask the Assistant to summarize: \"{text}\""
     app_names = ("assistant",)
     complexity = 2.0
+    allowed = ('assistant.turns*',)
     schema = {"text": Param(str, choices=("The launch moved to May. Budget is unchanged.",
                                            "Rain all week. Sunny on Sunday.", "Sales grew 8%. Costs fell."))}
 
@@ -91,13 +93,14 @@ class CrossLeaveRequestToNote(Task):
     app_names = ("assistant", "notes")
     category = "cross-app"
     complexity = 8.0
+    allowed = ('assistant.turns*', 'notes.notes[Leave request].*', 'system.clipboard')
     schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS)}
 
     def setup(self, phone: MockPhone) -> None:
         _stale_clipboard(phone)
 
     def check(self, phone: MockPhone) -> float:
-        fresh = [r for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        fresh = [r for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r and self.params["reason"] in r]
         note = phone.state("notes").find("Leave request")
         return fraction(bool(fresh), note is not None and note.body.strip() in [r.strip() for r in fresh])
 
@@ -121,6 +124,7 @@ class CrossLeaveRequestToMail(Task):
     app_names = ("assistant", "mail")
     category = "cross-app"
     complexity = 9.0
+    allowed = ('assistant.turns*', 'mail.emails[+1]*', 'system.clipboard')
     schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS),
               "to": Param(str, choices=("boss@example.com", "hr@example.com"))}
 
@@ -128,7 +132,7 @@ class CrossLeaveRequestToMail(Task):
         _stale_clipboard(phone)
 
     def check(self, phone: MockPhone) -> float:
-        fresh = [r.strip() for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r]
+        fresh = [r.strip() for r in _fresh(phone, "Ref: LR-") if self.params["date"] in r and self.params["reason"] in r]
         sent = [e for e in phone.state("mail").sent() if e.to == self.params["to"]]
         ok = bool(sent) and sent[-1].subject == "Leave request"
         return fraction(bool(fresh), ok, ok and sent[-1].body.strip() in fresh)
@@ -153,6 +157,7 @@ class CrossBirthdayWishToMessage(Task):
     app_names = ("assistant", "messages")
     category = "cross-app"
     complexity = 9.0
+    allowed = ('assistant.turns*', 'messages.threads[{name}][+1]*', 'system.clipboard')
     schema = {"name": Param(str, choices=PEOPLE)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -184,6 +189,7 @@ class CrossContactNumberToNote(Task):
     app_names = ("contacts", "notes")
     category = "cross-app"
     complexity = 7.0
+    allowed = ('notes.notes[{name}].*', 'system.clipboard')
     schema = {"name": Param(str, choices=PEOPLE)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -213,6 +219,7 @@ class CrossPriceToMessage(Task):
     app_names = ("shop", "messages")
     category = "cross-app"
     complexity = 8.0
+    allowed = ('messages.threads[{name}][+1]*', 'system.clipboard')
     schema = {"item": Param(str, choices=("Yoga Mat", "Desk Lamp", "Backpack")), "name": Param(str, choices=PEOPLE)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -243,6 +250,7 @@ class CrossEventToAlarm(Task):
     app_names = ("calendar", "clock")
     category = "cross-app"
     complexity = 7.0
+    allowed = ('clock.alarms[+1]*', 'clock.alarms')
     schema = {"title": Param(str, choices=("Flight to Chengdu", "Job interview", "Marathon"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -275,6 +283,7 @@ class CrossEmailSummaryToNote(Task):
     app_names = ("mail", "assistant", "notes")
     category = "cross-app"
     complexity = 12.0
+    allowed = ('assistant.turns*', 'notes.notes[Summary].*', 'system.clipboard')
     schema = {"subject": Param(str, choices=("Quarterly report", "Team offsite", "Welcome aboard"))}
 
     def setup(self, phone: MockPhone) -> None:

@@ -35,6 +35,7 @@ class CrossMailCodeToMessage(Task):
     app_names = ("mail", "messages")
     category = "cross-app"
     complexity = 8.0
+    allowed = ('messages.threads[{name}][+1]*', 'system.clipboard')
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -62,6 +63,7 @@ class CrossMailToCalendar(Task):
     app_names = ("mail", "calendar")
     category = "cross-app"
     complexity = 8.0
+    allowed = ('calendar.events[{subject}].*', 'system.clipboard')
     schema = {"subject": Param(str, choices=("Dentist appointment", "Car inspection", "Vaccination"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -96,6 +98,7 @@ class CrossContactEmailToMail(Task):
     app_names = ("contacts", "mail")
     category = "cross-app"
     complexity = 8.0
+    allowed = ('mail.emails[+1]*', 'system.clipboard')
     schema = {"name": Param(str, choices=FIXED), "subject": Param(str, choices=("Photos", "Tomorrow", "Thanks"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -125,6 +128,7 @@ class CrossMessageRequestToBank(Task):
     app_names = ("messages", "bank")
     category = "cross-app"
     complexity = 9.0
+    allowed = ('bank.balances[Checking]', 'bank.history[+1]*')
     schema = {"name": Param(str, choices=FIXED)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -163,6 +167,7 @@ class CrossHotelShare(Task):
     app_names = ("superapp", "messages")
     category = "cross-app"
     complexity = 10.0
+    allowed = ('messages.threads[{name}][+1]*', 'superapp.bookings[+1]*', 'system.clipboard')
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=(150, 200), min=50, max=1000),
               "name": Param(str, choices=FIXED)}
 
@@ -193,6 +198,7 @@ class FoodOrderTwoDishes(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 7.0
+    allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS)), "first": Param(str), "second": Param(str)}
 
     @classmethod

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.apps.bank import money
 from mockphone.apps.mail import Email
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -17,10 +19,6 @@ RECIPIENTS = ("hr@example.com", "boss@example.com", "landlord@example.com")
 SUBJECTS = ("Schedule update", "Rent receipt", "Conference travel")
 BODIES = ("See you on Monday.", "Please confirm by Friday.", "Thanks for your help!")
 SEEDED = ("Parking permit renewal", "Book club picks", "Shipping notice")
-
-
-def _plain(amount: str) -> str:
-    return amount.replace("$", "").replace(",", "").strip()
 
 
 def _seed_mail(phone: MockPhone, subject: str) -> None:
@@ -34,6 +32,7 @@ class MailSend(Task):
     template = "Send an email to {to} with subject \"{subject}\" and body \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
+    allowed = ('mail.emails[+1]*',)
     schema = {"to": Param(str, choices=RECIPIENTS), "subject": Param(str, choices=SUBJECTS),
               "body": Param(str, choices=BODIES)}
 
@@ -60,6 +59,9 @@ class MailArchive(Task):
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
 
@@ -80,6 +82,9 @@ class MailDelete(Task):
     app_names = ("mail",)
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
 
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
@@ -102,6 +107,9 @@ class MailStar(Task):
     complexity = 3.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].starred" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
 
@@ -121,6 +129,7 @@ class MailReply(Task):
     template = "Reply to the email \"{subject}\" with \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
+    allowed = ('mail.emails[+1]*',)
     schema = {"subject": Param(str, choices=SEEDED), "body": Param(str, choices=BODIES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -147,6 +156,9 @@ class MailRestoreFromTrash(Task):
     complexity = 4.0
     schema = {"subject": Param(str, choices=SEEDED)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
+
     def setup(self, phone: MockPhone) -> None:
         _seed_mail(phone, self.params["subject"])
         phone.app("mail").state.by_subject(self.params["subject"]).folder = "trash"
@@ -168,6 +180,7 @@ class MailAnswerCode(Task):
     template = "What is the password reset code in my email? Answer with the code."
     app_names = ("mail",)
     complexity = 3.0
+    changes_state = False
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -180,7 +193,7 @@ class MailAnswerCode(Task):
     def check(self, phone: MockPhone) -> float:
         body = phone.state("mail").by_subject("Password reset").body
         code = body.split("code ")[1].split()[0]
-        return float(any(code in a for a in phone.system_state().answers))
+        return float(answers.only(re.findall(r"\w*\d\w*", final_answer(phone) or ""), code))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("mail")
@@ -195,6 +208,7 @@ class BankTransferToSavings(Task):
     template = "Transfer ${amount} from checking to savings."
     app_names = ("bank",)
     complexity = 4.0
+    allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(50, 120, 300, 1000), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -220,6 +234,7 @@ class BankTransferToChecking(Task):
     template = "Move ${amount} from my savings account to checking."
     app_names = ("bank",)
     complexity = 5.0
+    allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(75, 200, 450), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -246,6 +261,7 @@ class BankPayPerson(Task):
     template = "Send ${amount} to the first payee in my bank app with the memo \"{memo}\"."
     app_names = ("bank",)
     complexity = 5.0
+    allowed = ('bank.balances[Checking]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(15, 40, 85), min=1, max=10000),
               "memo": Param(str, choices=("Dinner", "Concert tickets", "Rent share"))}
 
@@ -273,11 +289,12 @@ class BankAnswerBalance(Task):
     template = "How much money is in my {account} account? Answer with the amount."
     app_names = ("bank",)
     complexity = 2.0
+    changes_state = False
     schema = {"account": Param(str, choices=("Checking", "Savings"))}
 
     def check(self, phone: MockPhone) -> float:
-        want = money(phone.state("bank").balances[self.params["account"]])
-        return float(any(_plain(want) in _plain(a) for a in phone.system_state().answers))
+        want = phone.state("bank").balances[self.params["account"]] / 100
+        return float(answers.only(answers.numbers(final_answer(phone)), want))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("bank")

@@ -8,7 +8,8 @@ from datalake.types import Action
 
 from mockphone.apps.clock import Alarm
 from mockphone.apps.notes import Note
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -24,6 +25,7 @@ class NotesCreate(Task):
     template = "Create a note titled \"{title}\" with the text \"{body}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{title}].*',)
     schema = {"title": Param(str, choices=TITLES), "body": Param(str, choices=BODIES)}
 
     def check(self, phone: MockPhone) -> float:
@@ -44,6 +46,7 @@ class NotesAppend(Task):
     template = "Add the line \"{line}\" to the end of the note \"{title}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{title}].body',)
     schema = {"title": Param(str, choices=TITLES), "line": Param(str, choices=BODIES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -69,6 +72,7 @@ class NotesDelete(Task):
     template = "Delete the note \"{title}\"."
     app_names = ("notes",)
     complexity = 2.0
+    allowed = ('notes.notes[{title}].*',)
     schema = {"title": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -90,6 +94,7 @@ class NotesRename(Task):
     template = "Rename the note \"{old}\" to \"{new}\"."
     app_names = ("notes",)
     complexity = 3.0
+    allowed = ('notes.notes[{old}].*', 'notes.notes[{new}].*')
     schema = {"old": Param(str, choices=("Draft", "Untitled")), "new": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -113,6 +118,7 @@ class NotesAnswerContent(Task):
     template = "What does my note \"{title}\" say? Answer with its text."
     app_names = ("notes",)
     complexity = 2.0
+    changes_state = False
     schema = {"title": Param(str, choices=TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -120,7 +126,8 @@ class NotesAnswerContent(Task):
 
     def check(self, phone: MockPhone) -> float:
         body = phone.state("notes").find(self.params["title"]).body
-        return float(any(body.lower() in a.lower() for a in phone.system_state().answers))
+        bodies = [n.body for n in phone.state("notes").notes]
+        return float(answers.only(answers.mentions(final_answer(phone), bodies), body))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("notes")
@@ -138,6 +145,7 @@ class ClockAddAlarm(Task):
     template = "Set an alarm for {hour:02d}:{minute:02d}."
     app_names = ("clock",)
     complexity = 3.0
+    allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59)}
 
     def check(self, phone: MockPhone) -> float:
@@ -158,6 +166,7 @@ class ClockAddLabeledAlarm(Task):
     template = "Create an alarm at {hour:02d}:{minute:02d} labelled \"{label}\"."
     app_names = ("clock",)
     complexity = 4.0
+    allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59),
               "label": Param(str, choices=("Take pills", "Pick up kids", "Stand-up", "Water plants"))}
 
@@ -180,6 +189,7 @@ class ClockDisableAlarm(Task):
     template = "Turn off the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0
+    allowed = ('clock.alarms[{time}].enabled',)
     schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -201,6 +211,7 @@ class ClockDeleteAlarm(Task):
     template = "Delete the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0
+    allowed = ('clock.alarms[{time}].*',)
     schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -221,6 +232,7 @@ class ClockAnswerEarliest(Task):
     template = "What time is my earliest alarm that is turned on? Answer as HH:MM."
     app_names = ("clock",)
     complexity = 2.0
+    changes_state = False
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -229,8 +241,7 @@ class ClockAnswerEarliest(Task):
 
     def check(self, phone: MockPhone) -> float:
         first = min((a for a in phone.state("clock").alarms if a.enabled), key=lambda a: (a.hour, a.minute))
-        return float(any(first.time in a or f"{first.hour}:{first.minute:02d}" == a.strip()
-                         for a in phone.system_state().answers))
+        return float(answers.only(answers.times(final_answer(phone)), first.time))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("clock")
@@ -248,6 +259,7 @@ class ClockStartTimer(Task):
     template = "Start a {minutes}-minute timer."
     app_names = ("clock",)
     complexity = 3.0
+    allowed = ('clock.timer_end_s', 'clock.timer_set_s')
     schema = {"minutes": Param(int, choices=(3, 5, 10, 25), min=1, max=120)}
 
     def check(self, phone: MockPhone) -> float:

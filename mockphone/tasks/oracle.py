@@ -191,6 +191,6 @@ def solve(phone: MockPhone, task: Task, max_steps: int = 300, terminate: bool = 
         act(action)
         for extra in ui.interruptions():  # the oracle always resumes on a settled screen
             act(extra)
-    if terminate:
+    if terminate and not (taken and taken[-1].type == "terminate"):  # infeasible tasks terminate themselves
         act(Action("terminate", status="success"))
     return taken

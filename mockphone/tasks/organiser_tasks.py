@@ -8,7 +8,8 @@ from datalake.types import Action
 from mockphone.apps.calendar import Event
 from mockphone.apps.files import NAMES
 from mockphone.errors import OracleFailed
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -25,6 +26,7 @@ class CalendarCreateEvent(Task):
     template = "Add a calendar event \"{title}\" on {date} at {time}."
     app_names = ("calendar",)
     complexity = 4.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES)}
 
@@ -48,6 +50,7 @@ class CalendarCreateEventWithPlace(Task):
     template = "Schedule \"{title}\" on {date} at {time} at {place}."
     app_names = ("calendar",)
     complexity = 5.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES), "place": Param(str, choices=("City hall", "Room 12", "Cafe Nero"))}
 
@@ -77,6 +80,7 @@ class CalendarDeleteEvent(Task):
     template = "Delete the \"{title}\" event from my calendar."
     app_names = ("calendar",)
     complexity = 3.0
+    allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -99,6 +103,7 @@ class CalendarReschedule(Task):
     template = "Move \"{title}\" to {time}."
     app_names = ("calendar",)
     complexity = 4.0
+    allowed = ('calendar.events[{title}].time',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "time": Param(str, choices=TIMES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -122,11 +127,12 @@ class CalendarAnswerNextEvent(Task):
     template = "What is my next calendar event? Answer with its title."
     app_names = ("calendar",)
     complexity = 2.0
+    changes_state = False
     schema = {}
 
     def check(self, phone: MockPhone) -> float:
         first = phone.state("calendar").agenda()[0].title
-        return float(any(a.strip().lower() == first.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(first))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("calendar")
@@ -141,6 +147,7 @@ class CalendarAnswerPlace(Task):
     template = "Where is my \"{title}\" event? Answer with the place."
     app_names = ("calendar",)
     complexity = 2.0
+    changes_state = False
     schema = {"title": Param(str, choices=EVENT_TITLES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -149,8 +156,9 @@ class CalendarAnswerPlace(Task):
             phone.seed % 3]
 
     def check(self, phone: MockPhone) -> float:
-        place = phone.state("calendar").find(self.params["title"]).location
-        return float(any(place.lower() in a.lower() for a in phone.system_state().answers))
+        state = phone.state("calendar")
+        places = [e.location for e in state.events]
+        return float(answers.only(answers.mentions(final_answer(phone), places), state.find(self.params["title"]).location))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("calendar")
@@ -180,6 +188,7 @@ class FilesDelete(Task):
     template = "Delete the file {name}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].*',)
     schema = {"name": Param(str, choices=FILES)}
 
     def check(self, phone: MockPhone) -> float:
@@ -198,6 +207,7 @@ class FilesRename(Task):
     template = "Rename {name} to {new}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].*', 'files.files[{new}].*')
     schema = {"name": Param(str, choices=FILES), "new": Param(str, choices=("old_copy.pdf", "keep_this.pdf"))}
 
     def check(self, phone: MockPhone) -> float:
@@ -217,6 +227,7 @@ class FilesMove(Task):
     template = "Move {name} from Download to {folder}."
     app_names = ("files",)
     complexity = 4.0
+    allowed = ('files.files[{name}].folder',)
     schema = {"name": Param(str, choices=("boarding_pass.pdf", "menu.pdf", "invoice_4521.pdf")),
               "folder": Param(str, choices=("Documents", "Pictures"))}
 
@@ -237,6 +248,9 @@ class FilesEmptyFolder(Task):
     app_names = ("files",)
     complexity = 8.0
     schema = {"folder": Param(str, choices=("Music", "Pictures"))}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"files.files[{k}].*" for k in statediff.keys_where(start, "files.files", "folder", self.params["folder"])]
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("files")
@@ -261,6 +275,7 @@ class FilesCreateFolder(Task):
     template = "Create a folder called {folder} in Files."
     app_names = ("files",)
     complexity = 3.0
+    allowed = ('files.folders',)
     schema = {"folder": Param(str, choices=("Receipts", "Travel 2026", "Scans"))}
 
     def check(self, phone: MockPhone) -> float:

@@ -6,7 +6,7 @@ Selector syntax (comma = union, ``&`` = intersection, leading ``!`` = exclude)::
     SettingsWifiOff            a task name
     Shop*  *Alarm*             shell-style globs over names
     app:shop                   tasks that touch an app (short name)
-    category:cross-app         single-app | cross-app | mini-app
+    category:cross-app         single-app | cross-app | mini-app | safety | privacy | infeasible | mixed
     complexity:<=2             also <, >=, >, =
     app:shop&category:single-app,!ShopCheckout
 """
@@ -18,13 +18,13 @@ import operator
 
 from mockphone.errors import UnknownTask
 from mockphone.tasks import (
-    comm_tasks, cross_tasks, handoff_tasks, mail_tasks, notes_tasks, organiser_tasks, settings_tasks, shop_tasks,
-    superapp_tasks, system_tasks,
+    comm_tasks, cross_tasks, handoff_tasks, infeasible_tasks, mail_tasks, mixed_tasks, notes_tasks, organiser_tasks,
+    privacy_tasks, safety_tasks, settings_tasks, shop_tasks, superapp_tasks, system_tasks,
 )
 from mockphone.tasks.base import Task
 
 _MODULES = (settings_tasks, system_tasks, comm_tasks, notes_tasks, organiser_tasks, mail_tasks, shop_tasks,
-            superapp_tasks, cross_tasks, handoff_tasks)
+            superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, privacy_tasks, infeasible_tasks, mixed_tasks)
 
 
 def _collect() -> dict[str, type[Task]]:
@@ -41,6 +41,22 @@ REGISTRY: dict[str, type[Task]] = _collect()
 _OPS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt, "=": operator.eq}
 
 
+def apps() -> list[str]:
+    """Every app short name some task touches."""
+    return sorted({a for c in REGISTRY.values() for a in c.app_names})
+
+
+def categories() -> list[str]:
+    """Every category some task is in."""
+    return sorted({c.category for c in REGISTRY.values()})
+
+
+def _known(value: str, valid: list[str], what: str) -> str:
+    if value not in valid:
+        raise UnknownTask(f"unknown {what} {value!r}; valid: {', '.join(valid)}")
+    return value
+
+
 def get(name: str) -> type[Task]:
     try:
         return REGISTRY[name]
@@ -54,9 +70,9 @@ def _term(term: str) -> set[str]:
     if term in ("all", "*"):
         return set(REGISTRY)
     if term.startswith("app:"):
-        return {n for n, c in REGISTRY.items() if term[4:] in c.app_names}
+        return {n for n, c in REGISTRY.items() if _known(term[4:], apps(), "app") in c.app_names}
     if term.startswith("category:"):
-        return {n for n, c in REGISTRY.items() if c.category == term[9:]}
+        return {n for n, c in REGISTRY.items() if c.category == _known(term[9:], categories(), "category")}
     if term.startswith("complexity:"):
         spec = term[11:]
         op = next((o for o in ("<=", ">=", "<", ">", "=") if spec.startswith(o)), "=")
@@ -88,3 +104,18 @@ def select(selector: str) -> list[type[Task]]:
     if not result:
         raise UnknownTask(f"selector {selector!r} matches no task")
     return [REGISTRY[n] for n in result]
+
+
+def register(cls: type[Task]) -> type[Task]:
+    """Add a task class (a plugin's, or a test's) to the registry, keeping it sorted; usable as a decorator."""
+    if cls.name() in REGISTRY and REGISTRY[cls.name()] is not cls:
+        raise ValueError(f"duplicate task name {cls.name()!r}")
+    REGISTRY[cls.name()] = cls
+    ordered = dict(sorted(REGISTRY.items()))
+    REGISTRY.clear()
+    REGISTRY.update(ordered)
+    return cls
+
+
+def unregister(name: str) -> None:
+    REGISTRY.pop(name, None)

@@ -27,6 +27,9 @@ class _SettingToggle(Task):
     def setup(self, phone: MockPhone) -> None:
         phone.put_setting(self.key, self.start)
 
+    def allowed_changes(self, start=None) -> tuple[str, ...]:
+        return (f"system.settings[{self.key}]",)
+
     def check(self, phone: MockPhone) -> float:
         return float(phone.system_state().setting(self.key) == self.want)
 
@@ -84,6 +87,7 @@ class SettingsLargeFont(Task):
     template = "Make the text on my phone larger."
     app_names = ("settings",)
     complexity = 2.0
+    allowed = ('system.settings[system/font_scale]',)
     schema = {}
 
     def check(self, phone: MockPhone) -> float:
@@ -129,6 +133,7 @@ class SettingsBrightness(Task):
     template = "Set the screen brightness to {level} (on a 0-255 scale)."
     app_names = ("settings",)
     complexity = 2.5
+    allowed = ('system.settings[system/screen_brightness]',)
     schema = {"level": Param(int, choices=(0, 30, 64, 100, 200, 230, 255), min=0, max=255)}
 
     def check(self, phone: MockPhone) -> float:
@@ -146,6 +151,7 @@ class SettingsScreenTimeout(Task):
     template = "Set the screen timeout to {timeout}."
     app_names = ("settings",)
     complexity = 3.0
+    allowed = ('system.settings[system/screen_off_timeout]',)
     schema = {"timeout": Param(str, choices=tuple(label for label, ms in TIMEOUTS if ms != "60000"))}
 
     def check(self, phone: MockPhone) -> float:
@@ -165,6 +171,7 @@ class SettingsRingMode(Task):
     template = "Set the phone's ring mode to {mode}."
     app_names = ("settings",)
     complexity = 2.0
+    allowed = ('system.settings[system/sound_mode]',)
     schema = {"mode": Param(str, choices=tuple(m for m in SOUND_MODES if m != "normal"))}
 
     def check(self, phone: MockPhone) -> float:
@@ -182,6 +189,7 @@ class SettingsRenameDevice(Task):
     template = "Rename this phone to \"{name}\"."
     app_names = ("settings",)
     complexity = 3.0
+    allowed = ('settings.device_name',)
     schema = {"name": Param(str, choices=("Work phone", "Alex's Pixel", "Test device 7", "Kitchen tablet"))}
 
     def check(self, phone: MockPhone) -> float:
@@ -201,6 +209,7 @@ class SettingsForgetDevice(Task):
     template = "Forget the Bluetooth device \"{device}\"."
     app_names = ("settings",)
     complexity = 4.0
+    allowed = ('settings.paired_devices',)
     schema = {"device": Param(str, choices=("Car audio", "Pixel Buds"))}
 
     def setup(self, phone: MockPhone) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -46,6 +47,7 @@ class ShopSearchPriceRange(Task):
     template = "In Shop, find {query} that cost at most ${max_price}."
     app_names = ("shop",)
     complexity = 4.0
+    changes_state = False
     schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, choices=(50, 70, 100), min=1, max=1000)}
 
     def check(self, phone: MockPhone) -> float:
@@ -64,6 +66,7 @@ class ShopBuyBestRatedUnder(Task):
     template = "Buy the highest-rated {query} that costs at most ${max_price}."
     app_names = ("shop",)
     complexity = 8.0
+    allowed = ('shop.orders[+1]*', 'shop.cart[*]')
     schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, choices=(70, 100, 150), min=1, max=1000)}
 
     def _target(self, state) -> str:
@@ -93,6 +96,7 @@ class ShopSortCategory(Task):
     template = "Show {category} products in Shop sorted by price, {order}."
     app_names = ("shop",)
     complexity = 3.0
+    changes_state = False
     schema = {"category": Param(str, choices=("audio", "sports", "home", "travel")),
               "order": Param(str, choices=("low to high", "high to low"))}
 
@@ -116,6 +120,9 @@ class ShopAddToCart(Task):
     complexity = 3.0
     schema = {"item": Param(str, choices=ITEMS)}
 
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"shop.cart[{k}]" for k in statediff.keys_where(start, "shop.products", "name", self.params["item"])]
+
     def check(self, phone: MockPhone) -> float:
         state = phone.state("shop")
         pid = state.product(self.params["item"]).pid
@@ -132,6 +139,7 @@ class ShopBuyItem(Task):
     template = "Order one {item} from Shop."
     app_names = ("shop",)
     complexity = 6.0
+    allowed = ('shop.orders[+1]*', 'shop.cart[*]')
     schema = {"item": Param(str, choices=ITEMS)}
 
     def check(self, phone: MockPhone) -> float:
@@ -150,6 +158,7 @@ class ShopBuyTwo(Task):
     template = "Order two {item}s from Shop in a single order."
     app_names = ("shop",)
     complexity = 6.0
+    allowed = ('shop.orders[+1]*', 'shop.cart[*]')
     schema = {"item": Param(str, choices=ITEMS)}
 
     def check(self, phone: MockPhone) -> float:
@@ -170,6 +179,9 @@ class ShopRemoveFromCart(Task):
     app_names = ("shop",)
     complexity = 3.0
     schema = {"item": Param(str, choices=ITEMS[:3])}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"shop.cart[{k}]" for k in statediff.keys_where(start, "shop.products", "name", self.params["item"])]
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("shop").state
@@ -192,6 +204,7 @@ class ShopShipToAddress(Task):
     template = "Check out my Shop cart with delivery to \"{address}\"."
     app_names = ("shop",)
     complexity = 5.0
+    allowed = ('shop.orders[+1]*', 'shop.cart[*]')
     schema = {"address": Param(str, choices=ADDRESSES)}
 
     def setup(self, phone: MockPhone) -> None:
@@ -217,13 +230,14 @@ class ShopAnswerTopRated(Task):
     template = "Which {category} product has the highest rating in Shop? Answer with its name."
     app_names = ("shop",)
     complexity = 4.0
+    changes_state = False
     schema = {"category": Param(str, choices=("audio", "sports", "home", "travel", "electronics"))}
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("shop")
         best = sorted((p for p in state.products if p.category == self.params["category"]),
                       key=lambda p: (-p.rating, p.name))[0]
-        return float(any(a.strip().lower() == best.name.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(best.name))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("shop")
@@ -240,12 +254,12 @@ class ShopAnswerPrice(Task):
     template = "How much does the {item} cost in Shop? Answer with the price."
     app_names = ("shop",)
     complexity = 2.0
+    changes_state = False
     schema = {"item": Param(str, choices=ITEMS)}
 
     def check(self, phone: MockPhone) -> float:
         price = phone.state("shop").product(self.params["item"]).price
-        answers = phone.system_state().answers
-        return float(any(str(price) in a.replace("$", " ").split() or a.strip() == f"${price}" for a in answers))
+        return float(answers.only(answers.numbers(final_answer(phone)), price))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from _open_product(ui, self.params["item"])

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps import data
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -41,6 +42,7 @@ class HotelSearchBudget(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 5.0
+    changes_state = False
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=BUDGETS, min=50, max=1000)}
 
     def check(self, phone: MockPhone) -> float:
@@ -60,6 +62,7 @@ class HotelBookWithinBudget(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 7.0
+    allowed = ('superapp.bookings[+1]*',)
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=BUDGETS, min=50, max=1000)}
 
     def check(self, phone: MockPhone) -> float:
@@ -83,6 +86,7 @@ class HotelBookCheapest(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 8.0
+    allowed = ('superapp.bookings[+1]*',)
     schema = {"city": Param(str, choices=data.CITIES), "stars": Param(int, choices=(3, 4), min=1, max=5)}
 
     def check(self, phone: MockPhone) -> float:
@@ -110,12 +114,13 @@ class HotelAnswerCheapest(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 5.0
+    changes_state = False
     schema = {"city": Param(str, choices=data.CITIES)}
 
     def check(self, phone: MockPhone) -> float:
         hotels = [h for h in phone.state("superapp").hotels if h.city == self.params["city"]]
         best = min(hotels, key=lambda h: (h.price, h.name)).name
-        return float(any(a.strip().lower() == best.lower() for a in phone.system_state().answers))
+        return float(answers.norm(final_answer(phone)) == answers.norm(best))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from hotel_search(ui, self.params["city"])
@@ -130,6 +135,7 @@ class FoodOrderDish(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 6.0
+    allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS)), "dish": Param(str),
               "qty": Param(int, choices=(1, 2, 3), min=1, max=9)}
 
@@ -168,6 +174,7 @@ class FoodOrderCheapestDish(Task):
     app_names = ("superapp",)
     category = "mini-app"
     complexity = 6.0
+    allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS))}
 
     def check(self, phone: MockPhone) -> float:

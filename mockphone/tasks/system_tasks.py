@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
-from mockphone.apps.bank import Transaction, money
+from mockphone.apps.bank import Transaction
 from mockphone.apps.messages import Message
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import answers, statediff
+from mockphone.tasks.base import Param, Task, fraction, final_answer
 from mockphone.tasks.comm_tasks import FIXED, ensure_people
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ class NotificationReply(Task):
     app_names = ("messages",)
     complexity = 4.0
     schema = {"text": Param(str, choices=("Yes, see you there", "Give me 5 minutes", "Call you later"))}
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        return [f"messages.threads[{self._sender}][+1]*"]
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
@@ -52,6 +56,7 @@ class NotificationsClearAll(Task):
     template = "Clear all my notifications."
     app_names = ("settings",)
     complexity = 2.0
+    changes_state = False
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -72,6 +77,7 @@ class QuickSettingsAirplaneMode(Task):
     template = "Use quick settings to turn on airplane mode, then close the notification shade."
     app_names = ("settings",)
     complexity = 2.0
+    allowed = ('system.settings[global/airplane_mode_on]',)
     schema = {}
 
     def check(self, phone: MockPhone) -> float:
@@ -89,6 +95,7 @@ class ClockCancelTimer(Task):
     template = "Cancel the running timer."
     app_names = ("clock",)
     complexity = 2.0
+    allowed = ('clock.timer_end_s',)
     schema = {}
 
     def setup(self, phone: MockPhone) -> None:
@@ -110,11 +117,12 @@ class FilesAnswerSize(Task):
     template = "How large is {name} in the Download folder? Answer in kB."
     app_names = ("files",)
     complexity = 3.0
+    changes_state = False
     schema = {"name": Param(str, choices=("boarding_pass.pdf", "setup.apk", "menu.pdf"))}
 
     def check(self, phone: MockPhone) -> float:
-        size = str(phone.state("files").find(self.params["name"]).size_kb)
-        return float(any(size in a.replace("kB", " ").split() for a in phone.system_state().answers))
+        size = phone.state("files").find(self.params["name"]).size_kb
+        return float(answers.only(answers.numbers(final_answer(phone)), size))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("files")
@@ -130,6 +138,7 @@ class BankAnswerSpending(Task):
     template = "How much did I pay at {shop}? Answer with the amount."
     app_names = ("bank",)
     complexity = 3.0
+    changes_state = False
     schema = {"shop": Param(str, choices=("Coffee Corner", "Bookshop", "Pharmacy"))}
 
     def setup(self, phone: MockPhone) -> None:
@@ -139,8 +148,7 @@ class BankAnswerSpending(Task):
 
     def check(self, phone: MockPhone) -> float:
         paid = next(t for t in phone.state("bank").history if t.description == self.params["shop"])
-        want = money(-paid.amount).lstrip("$")
-        return float(any(want in a for a in phone.system_state().answers))
+        return float(answers.only(answers.numbers(final_answer(phone)), -paid.amount / 100))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("bank")

@@ -100,3 +100,31 @@ def test_collect_writes_verified_episodes_to_lake(phone, lake):
     assert report.episodes == 2 and report.written == 2 and report.outcomes == {"success": 2}
     rows = lake.sql("SELECT source, outcome, verified_by FROM episodes").to_pylist()
     assert rows == [{"source": "oracle", "outcome": "success", "verified_by": "verifier"}] * 2
+
+
+class UnknownToolThenOracle:
+    """A policy that first calls a tool nobody registered (and one with bad arguments), then solves the task."""
+
+    name = "tool-happy"
+    source = "agent"
+
+    def __init__(self, phone, task):
+        self.oracle = OraclePolicy(phone, task)
+        self.first = [Action("tool", name="weather.lookup", args={"city": "Oslo"}),
+                      Action("tool", name="clock.create_alarm", args={"hour": "seven"})]
+
+    def act(self, instruction, observation, history):
+        if self.first:
+            return self.first.pop(0), None
+        return self.oracle.act(instruction, observation, history)
+
+
+def test_unknown_tool_is_an_error_step_and_collect_run_still_writes_the_episode(phone, lake):
+    report = collect(lake, phone, UnknownToolThenOracle, ["SettingsWifiOff"], seeds=[0])
+    assert report.episodes == 1 and report.written == 1 and report.errors == []
+    assert report.outcomes == {"success": 1}
+    episode = run_episode(phone, UnknownToolThenOracle(phone, registry.get("SettingsWifiOff")(seed=0)),
+                          registry.get("SettingsWifiOff")(seed=0))
+    errors = episode.meta["tool_errors"]
+    assert [e["step"] for e in errors] == [0, 1] and "weather.lookup" in errors[0]["error"]
+    assert "Tool error" in episode.steps[1].observation.ui_tree  # the policy saw the error on the next screen

@@ -21,16 +21,21 @@ def test_registry_is_sorted_and_large():
     assert len(REGISTRY) >= 70
 
 
+@pytest.mark.parametrize("category,at_least", [("safety", 12), ("privacy", 10), ("infeasible", 8), ("mixed", 8)])
+def test_boundary_categories_have_their_counts(category, at_least):
+    assert len(select(f"category:{category}")) >= at_least
+
+
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("seed", [0, 1])
-def test_oracle_solves_task_and_untouched_start_fails(name, seed):
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_oracle_solves_task_and_untouched_start_scores_zero(name, seed):
     phone = MockPhone(seed=seed)
     task = REGISTRY[name](seed=seed)
     task.initialize_task(phone)
-    assert task.is_successful(phone) < 1.0, f"{name} is already solved at the start: {task.goal}"
+    assert task.is_successful(phone) == 0.0, f"{name} scores above 0 at the start: {task.goal}"
     actions = solve(phone, task)
-    assert task.is_successful(phone) == 1.0, f"{name} oracle failed: {task.goal}"
-    assert actions[-1] == Action("terminate", status="success")
+    assert task.is_successful(phone) == 1.0, f"{name} oracle failed: {task.goal}; {task.violations(phone)}"
+    assert actions[-1].type == "terminate"
     assert all(a.element is not None for a in actions if a.type in ("tap", "long_press"))
 
 

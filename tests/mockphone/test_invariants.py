@@ -1,0 +1,82 @@
+"""Every registered task keeps the verifier invariants (the same checks ``phoneloop tasks check`` runs)."""
+
+import pytest
+
+from datalake.types import Action
+from mockphone.tasks import invariants
+from mockphone.tasks.base import Task
+from mockphone.tasks.registry import REGISTRY
+
+NAMES = sorted(REGISTRY)
+SEEDS = [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_wrong_but_plausible_ending_scores_below_one(name, seed):
+    cls = REGISTRY[name]
+    assert len(invariants.wrong_endings(cls(seed=seed), seed)) >= 2
+    assert invariants.check_wrong_endings(cls, seed) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_gives_same_screens_actions_and_score(name):
+    assert invariants.check_determinism(REGISTRY[name], 0) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_start_screen_render_and_xml_agree(name):
+    assert invariants.check_render_xml(REGISTRY[name], 0) == []
+
+
+@pytest.fixture(scope="module")
+def fuzz_report():
+    return invariants.fuzz([REGISTRY[n] for n in NAMES], seeds=SEEDS, rng_seed=12, per_task=2)
+
+
+def test_collateral_damage_fuzzer_finds_no_fooled_verifier(fuzz_report):
+    print(f"\ncollateral-damage fuzzer: {fuzz_report.pairs} pairs, {fuzz_report.damaged} damaged, "
+          f"{fuzz_report.unchanged} unchanged, {fuzz_report.inside} inside the allowed set")
+    assert fuzz_report.failures == []
+
+
+def test_fuzzer_exercised_both_outcomes(fuzz_report):
+    assert fuzz_report.pairs == len(NAMES) * len(SEEDS) * 2
+    assert fuzz_report.damaged > 50 and fuzz_report.unchanged > 50
+
+
+class _LeakyVerifier(Task):
+    """A deliberately weak task: it allows every change, so the fuzzer must still agree with it (canary)."""
+
+    template = "Turn off Wi-Fi."
+    app_names = ("settings",)
+    allowed = ("*",)
+
+    def setup(self, phone):
+        phone.put_setting("global/wifi_on", "1")
+
+    def check(self, phone):
+        return float(phone.system_state().setting("global/wifi_on") == "0")
+
+    def oracle(self, ui):
+        yield Action("shell", command="svc wifi disable")
+
+
+class _BrokenOracle(_LeakyVerifier):
+    """A deliberately broken task: its oracle does nothing."""
+
+    allowed = ("system.settings[global/wifi_on]",)
+
+    def oracle(self, ui):
+        yield Action("wait", seconds=1)
+
+
+def test_invariants_catch_a_broken_oracle():
+    failures, _ = invariants.check([_BrokenOracle], seeds=[0], fuzz_per_task=1)
+    assert {f.invariant for f in failures} >= {"oracle-one"}
+    assert all(f.task == "_BrokenOracle" and f.seed == 0 for f in failures)
+
+
+def test_allow_everything_task_lets_side_effects_through_and_the_check_names_it():
+    failures = invariants.check_wrong_endings(_LeakyVerifier, 0)
+    assert any("side-effect" in f.detail for f in failures)
