@@ -36,6 +36,9 @@ def test_curate_then_list_show_diff_rebuild(lake_dir):
     assert shown["exports"]["formats"]["sft"]
     rebuilt = invoke("datasets", "rebuild", "default@v1", "--lake", lake_dir, "--json")
     assert rebuilt.exit_code == 0 and json.loads(rebuilt.output)["same_fingerprint"] is True
+    listed = json.loads(invoke("datasets", "list", "--lake", lake_dir, "--json").output)
+    assert [v["ref"] for v in listed] == ["default@v1"]  # a rebuild registers nothing
+    assert invoke("curate", DEFAULT, "--lake", lake_dir, "--json").exit_code == 0
     diff = json.loads(invoke("datasets", "diff", "default@v1", "default@v2", "--lake", lake_dir, "--json").output)
     assert diff["same_fingerprint"] is True and diff["recipe_diff"] == []
 
@@ -70,9 +73,9 @@ def test_push_sends_the_version_to_the_hub_with_its_tag(lake_dir, hub, monkeypat
     result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir, "--json")
     assert result.exit_code == 0, result.output
     pushed = json.loads(result.stdout)  # huggingface_hub draws its progress bars on stderr
-    assert pushed["tag"] == "v1"
+    assert pushed["tag"] == "default-v1"
     files = HfApi(endpoint=hub.url, token=hub.token).list_repo_files("phoneloop/demo", repo_type="dataset",
-                                                                    revision="v1")
+                                                                    revision="default-v1")
     assert "README.md" in files and any(f.startswith("sft/") for f in files)
 
 
