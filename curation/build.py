@@ -36,6 +36,7 @@ from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
 from curation.ops.base import Context
+from curation.ops.redact import redaction_summary
 from curation.recipe import Recipe
 from curation.report import render_report
 from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
@@ -144,15 +145,35 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
                       for e in ops_log]}
     (tmp / "README.md").write_text(render_card(ref, recipe, fingerprint, table_versions, counts, exports,
                                                parents, ops_log), encoding="utf-8")
-    (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, ctx.frame), encoding="utf-8")
+    (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, shown_frames(ws, ctx)),
+                                     encoding="utf-8")
     records = details.get("redact", {}).pop("redaction_records", [])
-    (tmp / "redactions.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    (tmp / "redactions.jsonl").write_text(redaction_summary(records))
     (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,
                                                    "details": details}))
     return exports, fingerprint, counts
+
+
+def shown_frames(ws, ctx) -> Callable[[str], bytes | None]:
+    """Frame sha -> the PNG as exported (redacted when redaction touched it), or None for
+    frames that are not in the result (e.g. a dropped near-duplicate, never redacted):
+    the report shows only what the exports show."""
+    images: dict[str, bytes | None] = {}
+    for e in ws:
+        for s in e.trajectory:
+            if s.image is not None:
+                images[s.frame_sha] = s.image
+            else:
+                images.setdefault(s.frame_sha, None)
+
+    def frame(sha: str) -> bytes | None:
+        if sha not in images:
+            return None
+        return images[sha] if images[sha] is not None else ctx.frame(sha)
+    return frame
 
 
 def software_versions() -> dict[str, str | None]:

@@ -4,7 +4,7 @@ from curation import workset
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
 from curation.ops.base import Context
-from curation.ops.redact import redact_text
+from curation.pii import find_pii
 from datalake.lake import Lake
 from tests.curation.data import corpus
 
@@ -96,19 +96,29 @@ def test_dedup_frames_drops_repeated_screen_action_pairs(loaded):
     assert sum(len(e.steps) for e in kept.values()) == 2
 
 
-def test_redact_replaces_pii_everywhere_and_blurs_the_screen(loaded):
+def test_redact_pseudonymises_pii_everywhere_and_blurs_the_screen(loaded):
     kept, ctx = run(loaded, "redact", ["pii", "real_a"])
     pii = kept["pii"]
-    assert "4111" not in pii.instruction and "555" not in pii.instruction
-    assert "[CARD]" in pii.instruction and "[PHONE]" in pii.instruction
-    assert pii.steps[0].action.text == "mail me at [EMAIL]"
-    assert "jo@example.com" not in pii.steps[0].ui_tree and "[PHONE]" in pii.steps[0].ui_tree
+    assert "4111" not in pii.instruction and "555 0134" not in pii.instruction
+    assert [s.kind for s in find_pii(pii.instruction)] == ["PHONE", "CARD"]  # still a phone and a card: fakes
+    typed = pii.steps[0].action.text
+    assert "jo@example.com" not in typed and typed.startswith("mail me at user") and typed.endswith("@example.com")
+    assert "jo@example.com" not in pii.steps[0].ui_tree and "415-555-0134" not in pii.steps[0].ui_tree
+    fake_email = typed.removeprefix("mail me at ")
+    assert fake_email in pii.steps[0].ui_tree  # the same fake in the typed text and the tree
     assert pii.steps[0].image is not None and pii.steps[0].image != ctx.frame(pii.steps[0].frame_sha)
     assert kept["real_a"].steps[0].image is None
     kinds = {(r["field"], r["kind"]) for r in ctx.details["redaction_records"]}
-    assert {("instruction", "CARD"), ("instruction", "PHONE"), ("typed_text", "EMAIL"),
-            ("ui_text", "PHONE"), ("ui_text", "EMAIL"), ("screenshot_blur", "REGION")} <= kinds
+    assert {("instruction", "CARD"), ("instruction", "PHONE"), ("action", "EMAIL"),
+            ("ui_tree", "PHONE"), ("ui_tree", "EMAIL"), ("screenshot_blur", "REGION")} <= kinds
     assert all("value" not in r for r in ctx.details["redaction_records"])
+
+
+def test_redact_leaves_mock_phones_alone_unless_asked(loaded):
+    kept, _ = run(loaded, "redact", ["mock_a"])
+    assert kept["mock_a"].unredacted is None
+    kept, ctx = run(loaded, "redact", ["mock_a"], phones=["real", "mock"], ocr="never")
+    assert kept["mock_a"].unredacted is not None
 
 
 @pytest.mark.parametrize("text, kinds", [
@@ -116,14 +126,27 @@ def test_redact_replaces_pii_everywhere_and_blurs_the_screen(loaded):
     ("card 4111-1111-1111-1111", {"CARD"}),
     ("card 4111 1111 1111 1112", set()),  # fails Luhn: not a card, and too many digits for a phone
     ("id 11010519491231002X", {"ID"}),
-    ("ssn 078-05-1120", {"ID"}),
+    ("ssn 536-22-8726", {"ID"}),
     ("write to a.b+c@mail.example.org", {"EMAIL"}),
     ("meeting on 2026-11-29 at 10:30", set()),
     ("price $129.99, 3 items", set()),
+    ("2024-05-01 10:30", set()),
+    ("Set an alarm for 07:30 on 2024-05-01", set()),
+    ("+44 20 7946 0018", {"PHONE"}),
+    ("(415) 555-0134", {"PHONE"}),
 ])
 def test_pii_detection(text, kinds):
-    _, found = redact_text(text)
-    assert set(found) == kinds
+    assert {s.kind for s in find_pii(text)} == kinds
+
+
+def test_new_recipient_fires_with_redaction_before_it(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, [ids["pii"], ids["real_a"]])
+    ctx = Context(lake)
+    for op in ("redact", "safety_tags"):
+        ws = OPS[op].fn(ws, ctx)
+    assert ws[0].tags == ["new_recipient"] and ws[1].tags == []
+    assert "jo@example.com" not in ws[0].steps[0].action.text  # and the export stays redacted
 
 
 def test_safety_tags_mark_payments_and_deletions_and_can_drop(loaded):
