@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from curation import workset
@@ -89,6 +91,28 @@ def test_dedup_near_drops_episodes_with_near_identical_screens(loaded):
 def test_dedup_near_keeps_the_same_task_on_different_screens(loaded):
     kept, _ = run(loaded, "dedup_near", ["real_a", "wifi_other"], threshold=6)
     assert set(kept) == {"real_a", "wifi_other"}
+
+
+def test_dedup_near_keeps_near_identical_screens_with_another_instruction(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, [ids["real_a"], ids["near_dup"]])
+    ws[1].instruction = "do thing 2"
+    assert len(OPS["dedup_near"].fn(ws, Context(lake), threshold=6)) == 2
+
+
+def test_split_keeps_every_name_of_a_task_in_one_split(loaded):
+    lake, ids = loaded
+    base = workset.load(lake, [ids["real_a"]])[0]
+    names = [("settings.wifi_on", "Turn on Wi-Fi"), ("SettingsWifiOn", "Enable the Wi-Fi"),
+             (None, "turn on wi-fi!"), ("settings-wifi-on", "Switch Wi-Fi on")]
+    for seed in range(12):
+        ws = [replace(base, episode_id=f"w{k}", task=task, instruction=text, steps=list(base.steps))
+              for k, (task, text) in enumerate(names)]
+        ws += [replace(base, episode_id=f"o{k}", task=f"other.task{k}", instruction=f"other {k}",
+                       steps=list(base.steps)) for k in range(20)]
+        assign_splits(ws, by="task", seed=seed, fractions={"train": 0.5, "val": 0.25, "test": 0.25})
+        assert len({e.split for e in ws[:4]}) == 1, seed
+        assert len({e.split for e in ws}) == 3
 
 
 def test_dedup_frames_drops_repeated_screen_action_pairs(loaded):
