@@ -86,3 +86,19 @@ def test_push_without_a_token_says_so_and_sends_nothing(lake_dir, hub, monkeypat
     result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir)
     assert result.exit_code == 2 and "HF_TOKEN" in result.output
     assert hub.requests == []
+
+
+def test_two_datasets_pushed_to_one_repo_keep_their_own_tags(lake_dir, hub, monkeypatch, tmp_path):
+    from huggingface_hub import HfApi
+
+    other = tmp_path / "other.yaml"
+    other.write_text(DEFAULT.read_text().replace("name: default", "name: other"))
+    for recipe in (DEFAULT, other):
+        assert invoke("curate", str(recipe), "--lake", lake_dir).exit_code == 0
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    for ref in ("default@v1", "other@v1"):
+        result = invoke("datasets", "push", ref, "--repo", "phoneloop/shared", "--lake", lake_dir)
+        assert result.exit_code == 0, result.output
+    refs = HfApi(endpoint=hub.url, token=hub.token).list_repo_refs("phoneloop/shared", repo_type="dataset")
+    assert sorted(t.name for t in refs.tags) == ["default-v1", "other-v1"]
