@@ -14,6 +14,14 @@
 3. Export throughput: ``curation.exports.write_export("sft", ...)`` (prompt building,
    action formatting, sharding, Parquet with datasets features) against
    ``pyarrow.parquet.write_table`` of the same rows, materialised beforehand. Target: >= 0.7x.
+4. ``dedup_near`` at 1k, 10k and 100k synthetic alarm episodes (6 steps, a third of them
+   planted repeats; frame hashes given, so this times the op, not phash): sub-quadratic
+   means 10x the episodes cost < 20x the time. Baseline: the previous pairwise rule at
+   1k and 2k (quadratic). Then precision / recall of both rules on the labelled pairs
+   of ``curation.dedup_eval`` (real mock-phone episodes, ~30 s to build).
+5. Redaction throughput (steps/s) of the ``redact`` op on 1080x2400 screens with a UI
+   tree holding PII, without OCR and with OCR on every screen, against decoding the
+   same PNGs (PIL) in the same run.
 Timings are printed, never asserted. Wall-clock ratios are only meaningful on an otherwise
 idle machine; the CPU-time ratios printed beside them are much less sensitive to other load.
 """
@@ -167,8 +175,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small smoke run")
     parser.add_argument("--threshold", type=int, action="append",
                         help="near-duplicate radius in bits (repeatable; default 4, full run also 2 and 6)")
+    parser.add_argument("--only", choices=["phash", "neardup", "export", "dedup_near", "redact"],
+                        help="run one benchmark")
     args = parser.parse_args()
 
+    if args.only:
+        run = {"phash": lambda: bench_phash(n_images=160, n_bases=8, rounds=1),
+               "neardup": lambda: bench_neardup(n=1_000_000, thresholds=args.threshold or [4], n_queries=64),
+               "export": lambda: bench_export(n_steps=400 if args.quick else 4000),
+               "dedup_near": lambda: bench_dedup_near(quick=args.quick),
+               "redact": lambda: bench_redact(quick=args.quick)}
+        run[args.only]()
+        return
     if args.quick:
         bench_phash(n_images=160, n_bases=8, rounds=1)
         bench_neardup(n=1_000_000, thresholds=args.threshold or [4], n_queries=64)
@@ -176,6 +194,8 @@ def main() -> None:
         bench_phash(n_images=320, n_bases=32, rounds=3)
         bench_neardup(n=1_000_000, thresholds=args.threshold or [2, 4, 6], n_queries=256)
     bench_export(n_steps=400 if args.quick else 4000)
+    bench_dedup_near(quick=args.quick)
+    bench_redact(quick=args.quick)
 
 
 def bench_export(n_steps: int) -> None:
@@ -222,6 +242,157 @@ def bench_export(n_steps: int) -> None:
     print(f"  write_export('sft')       {n_steps / o:8.0f} rows/s  {mb / o:7.1f} MB/s")
     print(f"  pq.write_table same rows  {n_steps / b:8.0f} rows/s  {mb / b:7.1f} MB/s")
     print(f"  ratio export/baseline     {b / o:.2f}x   (target >= 0.7x)")
+
+
+def alarm_episodes(n: int, seed: int = 0):
+    """``n`` synthetic ClockAddAlarm-like episodes (6 steps) and their frame hashes: a third
+    are repeats of an earlier one (same actions, frames a few bits off), the rest have
+    distinct times whose screens are only a few bits apart."""
+    from curation.workset import EpisodeRow, StepRow
+    from datalake.types import Action, Target
+
+    rng = np.random.default_rng(seed)
+    screen = rng.integers(0, 2**63, size=6, dtype=np.int64).astype(np.uint64)  # one base per step
+    hashes: dict[str, int] = {}
+    ws, originals = [], []
+
+    def flip(h: np.uint64, bits: int) -> int:
+        for b in rng.choice(64, size=bits, replace=False):
+            h ^= np.uint64(1) << np.uint64(b)
+        return int(h)
+
+    for i in range(n):
+        repeat = originals and rng.random() < 1 / 3
+        hour, minute, label = originals[rng.integers(len(originals))] if repeat else \
+            (int(i % 24), int((i // 24) % 60), i // 1440)
+        if not repeat:
+            originals.append((hour, minute, label))
+        acts = [Action("open_app", app="clock"),
+                Action("tap", x=1006, y=136, element=Target(resource_id="clock:id/add_alarm")),
+                Action("input_text", x=285, y=315, text=str(hour), element=Target(resource_id="clock:id/hour")),
+                Action("input_text", x=793, y=315, text=str(minute), element=Target(resource_id="clock:id/minute")),
+                Action("tap", x=540, y=1498, element=Target(resource_id="clock:id/save")),
+                Action("terminate", status="success")]
+        steps = []
+        for k, a in enumerate(acts):
+            sha = f"{i}-{k}"
+            hashes[sha] = flip(screen[k].copy(), int(rng.integers(0, 4)))
+            steps.append(StepRow(index=k, frame_sha=sha, width=W, height=H, action_json=a.to_json(), action=a))
+        ws.append(EpisodeRow(episode_id=f"ep{i}", instruction=f"Set an alarm for {hour:02d}:{minute:02d} ({label}).",
+                             source="oracle", phone="mock", app="clock", category=None, task="ClockAddAlarm",
+                             outcome="success", verified_by="verifier", policy=None, round=None, width=W, height=H,
+                             steps=steps))
+    return ws, hashes
+
+
+def old_dedup_near(ws, ctx, *, threshold: int = 2):
+    """The previous rule, for comparison: same task and action types, every frame within
+    ``threshold`` bits of an earlier kept episode's, checked pairwise (quadratic)."""
+    from collections import defaultdict
+
+    hashes = ctx.phashes([s.frame_sha for e in ws for s in e.steps])
+    groups = defaultdict(list)
+    for i, e in enumerate(ws):
+        groups[(e.task or e.instruction.strip().lower(), tuple(s.action.type for s in e.steps))].append(i)
+    dropped = set()
+    for members in groups.values():
+        sigs = np.array([[hashes[s.frame_sha] for s in ws[i].steps] for i in members], dtype=np.uint64)
+        kept = []
+        for row, i in enumerate(members):
+            close = any(bool((np.unpackbits(np.bitwise_xor(sigs[row], sigs[k]).view(np.uint8)).reshape(-1, 64)
+                              .sum(axis=1) <= threshold).all()) for k in kept)
+            if close:
+                dropped.add(i)
+            else:
+                kept.append(row)
+    return [e for i, e in enumerate(ws) if i not in dropped]
+
+
+def bench_dedup_near(quick: bool = False) -> None:
+    from curation.dedup_eval import evaluate, labelled_pairs
+    from curation.ops.base import Context
+    from curation.ops.dedup import dedup_near
+
+    print("dedup_near (synthetic alarm episodes, hashes given; machine shared with other engineers):")
+    sizes = [1_000, 10_000] if quick else [1_000, 10_000, 100_000]
+    times = {}
+    for n in sizes:
+        ws, hashes = alarm_episodes(n)
+        ctx = Context(None)
+        ctx._hashes.update(hashes)
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        kept = dedup_near(ws, ctx)
+        times[n] = (time.perf_counter() - t0, cpu_seconds() - c0)
+        distinct = len({e.instruction for e in ws})
+        print(f"  n={n:>7}  {times[n][0]:7.2f} s wall  {times[n][1]:7.2f} s cpu   kept {len(kept)} "
+              f"(distinct instructions {distinct})")
+    for a, b in zip(sizes, sizes[1:]):
+        print(f"  {b // a}x episodes -> {times[b][0] / times[a][0]:.1f}x wall, {times[b][1] / times[a][1]:.1f}x cpu "
+              f"(sub-quadratic target < 20x)")
+    for n in ([500, 1_000] if quick else [1_000, 2_000]):
+        ws, hashes = alarm_episodes(n)
+        ctx = Context(None)
+        ctx._hashes.update(hashes)
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        kept = old_dedup_near(ws, ctx)
+        old, old_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        print(f"  baseline (old pairwise rule) n={n:>6}  {old:7.2f} s wall  {old_cpu:7.2f} s cpu   kept {len(kept)}")
+    pairs, store = labelled_pairs(seeds=3 if quick else 6)
+    for name, op in (("dedup_near", dedup_near), ("old rule (threshold 2)", old_dedup_near)):
+        r = evaluate(op, pairs, store)
+        print(f"  {name:<24} precision {r['precision']:.2f}  recall {r['recall']:.2f}  "
+              f"({r['true_pairs']} true, {r['false_pairs']} false pairs; fp {r['fp']}, fn {r['fn']})")
+
+
+def bench_redact(quick: bool = False) -> None:
+    """Steps/s of redact without and with OCR, against PIL decoding of the same PNGs."""
+    import curation.ocr
+    from curation.dedup_eval import FrameStore
+    from curation.ops.base import Context
+    from curation.ops.redact import redact
+    from curation.workset import EpisodeRow, StepRow
+    from datalake.types import Action
+
+    n_plain, n_ocr = (20, 2) if quick else (100, 6)
+    store = FrameStore()
+    tree = ('<hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" package="x" '
+            f'content-desc="" bounds="[0,0][{W},{H}]"><node index="1" text="Call +1 415 555 0134" hint="jo@example.com" '
+            'class="android.widget.TextView" package="x" content-desc="" bounds="[40,320][1040,420]" /></node>'
+            '</hierarchy>')
+
+    def episodes(n: int, offset: int):
+        out = []
+        for i in range(n):
+            png = with_text_chunk(base_screen(i % 8), offset + i)
+            sha = f"{offset + i}"
+            store.frames[sha] = png
+            a = Action("input_text", text="mail jo@example.com the card 4111 1111 1111 1111")
+            out.append(EpisodeRow(episode_id=f"r{offset + i}", instruction="Text +1 415 555 0134", source="human",
+                                  phone="real", app="messages", category=None, task=None, outcome="success",
+                                  verified_by="human", policy=None, round=None, width=W, height=H,
+                                  steps=[StepRow(index=0, frame_sha=sha, width=W, height=H, action_json=a.to_json(),
+                                                 action=a, ui_tree=tree)]))
+        return out
+
+    plain = episodes(n_plain, 0)
+    with_ocr = episodes(n_ocr, 10_000)
+    t0 = time.perf_counter()
+    for e in plain:
+        Image.open(BytesIO(store.frames[e.steps[0].frame_sha])).load()
+    decode = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    redact(plain, Context(store), ocr="never")
+    no_ocr = time.perf_counter() - t0
+    curation.ocr._engine()  # loaded once per process; not part of the per-step figure
+    curation.ocr._text_boxes.cache_clear()
+    t0 = time.perf_counter()
+    redact(with_ocr, Context(store), ocr="always")
+    ocr = time.perf_counter() - t0
+    print(f"redaction, 1080x2400 screens with a PII tree (machine shared with other engineers):")
+    print(f"  PIL decode of the same PNGs  {n_plain / decode:8.1f} steps/s")
+    print(f"  redact, no OCR               {n_plain / no_ocr:8.1f} steps/s   ratio to decode {decode / no_ocr:.2f}x")
+    print(f"  redact, OCR on every screen  {n_ocr / ocr:8.2f} steps/s   ratio to decode "
+          f"{(decode / n_plain) / (ocr / n_ocr):.3f}x")
 
 
 if __name__ == "__main__":

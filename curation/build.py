@@ -2,8 +2,10 @@
 
 1. Pin the lake: every read goes through ``lake.as_of(versions)``, and the versions
    are stored with the dataset, so a rebuild reads exactly the same rows.
-2. Select: run the recipe's SQL (it must return ``episode_id``); load those episodes
-   with their steps from ``steps_resolved`` (human corrections applied).
+2. Select: run the recipe's SQL (it must return ``episode_id``); keep only training
+   episodes (``purpose = 'eval'`` ones, recorded by ``phoneloop eval``, are left out
+   unless the recipe says ``include_eval: true``); load them from ``episodes_resolved``
+   and ``steps_resolved`` (human judgements and corrections applied).
 3. Ops: apply each op in order, logging episodes/steps in and out and per-app/source counts.
 4. Split: seeded and leak-free (whole tasks or apps go to one split).
 5. Export: write each format's shards into a hidden temporary folder, then the
@@ -11,6 +13,9 @@
 6. Fingerprint: sha256 over the recipe, the table versions and every data file.
 7. Publish: rename the folder to ``v<N>-<fp>`` and append one row to ``datasets``. Any
    failure before this point removes the folder: no half-made version is registered.
+
+``rebuild`` runs 1-6 into a temporary folder, compares the fingerprint with the stored
+one and removes the folder: it verifies a version without registering another.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
 from curation.ops.base import Context
+from curation.ops.redact import redaction_summary
 from curation.recipe import Recipe
 from curation.report import render_report
 from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
@@ -42,6 +48,12 @@ READ_TABLES = ("episodes", "steps", "frames", "annotations")  # what a build rea
 
 def curate(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None,
            max_shard_bytes: int = MAX_SHARD_BYTES) -> DatasetVersion:
+    """Build and register the next version of ``recipe.name``."""
+    return publish(lake, *prepare(lake, recipe, as_of=as_of, progress=progress), progress, max_shard_bytes)
+
+
+def prepare(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None):
+    """Select, load, apply the ops and split: everything before the files are written."""
     latest = lake.versions()
     missing = [t for t in READ_TABLES if as_of is not None and t not in as_of]
     if missing:
@@ -68,16 +80,17 @@ def curate(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progres
         if not ws:
             raise EmptySelection(f"{recipe.source}, line {step.line}: op {step.name!r} left no episodes")
     splits = assign_splits(ws, **recipe.split)
-    return publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, progress, max_shard_bytes)
+    return recipe, ws, ctx, table_versions, ops_log, details, splits
 
 
 def select(snapshot, recipe: Recipe) -> list[str]:
     """Episode ids the recipe's SQL returns, each once, in ingest order (so "keep the
     first" in dedup means the earliest ingested)."""
     sql = recipe.select.strip().rstrip(";")
+    purpose = "" if recipe.include_eval else "WHERE e.purpose IS DISTINCT FROM 'eval' "
     try:
-        rows = snapshot.sql(f"SELECT e.episode_id FROM episodes e SEMI JOIN ({sql}) AS selection USING (episode_id) "
-                            "ORDER BY e.created_at, e.batch_id, e.batch_seq")
+        rows = snapshot.sql(f"SELECT e.episode_id FROM episodes_resolved e SEMI JOIN ({sql}) AS selection "
+                            f"USING (episode_id) {purpose}ORDER BY e.created_at, e.batch_id, e.batch_seq")
     except duckdb.Error as exc:
         message = str(exc).splitlines()[0]
         if "episode_id" in message:
@@ -85,36 +98,24 @@ def select(snapshot, recipe: Recipe) -> list[str]:
         raise RecipeError(f"select: {message}", line=_line_of(recipe.text, "select"), source=recipe.source) from None
     ids = [i for i in rows.column(0).to_pylist() if i is not None]
     if not ids:
-        raise EmptySelection(f"{recipe.source}: the select query matched no episodes")
+        which = "" if recipe.include_eval else " (evaluation episodes are left out without include_eval: true)"
+        raise EmptySelection(f"{recipe.source}: the select query matched no episodes{which}")
     return ids
 
 
 def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, progress, max_shard_bytes):
     version = next_version(lake, recipe.name)
+    parents = [v.ref for v in list_versions(lake, recipe.name)][-1:]
     tmp = datasets_root(lake) / recipe.name / f".tmp-{uuid.uuid4().hex}"
     tmp.mkdir(parents=True)
     try:
-        exports = _write_exports(recipe, ws, ctx, tmp, progress, max_shard_bytes)
-        fingerprint = _fingerprint(recipe, table_versions, tmp, exports)
+        exports, fingerprint, counts = write_folder(tmp, f"{recipe.name}@v{version}", recipe, ws, ctx,
+                                                    table_versions, ops_log, details, splits, progress,
+                                                    max_shard_bytes, parents=parents)
         final = dataset_dir(lake, recipe.name, version, fingerprint)
-        counts = {"episodes": len(ws), "steps": sum(len(e.steps) for e in ws),
-                  "splits": {s: {"episodes": sum(e.split == s for e in ws),
-                                 "steps": sum(len(e.steps) for e in ws if e.split == s)} for s in splits},
-                  "ops": [{"op": e["op"], "episodes_out": e["out"]["episodes"], "steps_out": e["out"]["steps"]}
-                          for e in ops_log]}
-        ref = f"{recipe.name}@v{version}"
-        parents = [v.ref for v in list_versions(lake, recipe.name)][-1:]
-        (tmp / "README.md").write_text(render_card(ref, recipe, fingerprint, table_versions, counts, exports,
-                                                   parents, ops_log), encoding="utf-8")
-        (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, ctx.frame), encoding="utf-8")
-        records = details.get("redact", {}).pop("redaction_records", [])
-        (tmp / "redactions.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-        (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
-        (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
-                                                       "table_versions": table_versions, "ops": ops_log,
-                                                       "details": details}))
         if final.exists():
-            raise CurationError(f"{final} already exists: another build registered {ref} meanwhile; run again")
+            raise CurationError(f"{final} already exists: another build registered "
+                                f"{recipe.name}@v{version} meanwhile; run again")
         tmp.rename(final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -129,6 +130,83 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
         shutil.rmtree(final, ignore_errors=True)
         raise
     return dv
+
+
+def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, details, splits, progress,
+                 max_shard_bytes, parents: list[str]):
+    """Exports, card, report, redaction record, recipe and manifest into ``tmp``;
+    returns (exports, fingerprint, counts)."""
+    exports = _write_exports(recipe, ws, ctx, tmp, progress, max_shard_bytes)
+    fingerprint = _fingerprint(recipe, table_versions, tmp, exports)
+    counts = {"episodes": len(ws), "steps": sum(len(e.steps) for e in ws),
+              "splits": {s: {"episodes": sum(e.split == s for e in ws),
+                             "steps": sum(len(e.steps) for e in ws if e.split == s)} for s in splits},
+              "ops": [{"op": e["op"], "episodes_out": e["out"]["episodes"], "steps_out": e["out"]["steps"]}
+                      for e in ops_log]}
+    (tmp / "README.md").write_text(render_card(ref, recipe, fingerprint, table_versions, counts, exports,
+                                               parents, ops_log), encoding="utf-8")
+    (tmp / "report.html").write_text(render_report(ref, ws, ops_log, details, shown_frames(ws, ctx)),
+                                     encoding="utf-8")
+    records = details.get("redact", {}).pop("redaction_records", [])
+    (tmp / "redactions.jsonl").write_text(redaction_summary(records))
+    (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
+    (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
+                                                   "parents": parents, "table_versions": table_versions,
+                                                   "software": software_versions(), "ops": ops_log,
+                                                   "details": details}))
+    return exports, fingerprint, counts
+
+
+def shown_frames(ws, ctx) -> Callable[[str], bytes | None]:
+    """Frame sha -> the PNG as exported (redacted when redaction touched it), or None for
+    frames that are not in the result (e.g. a dropped near-duplicate, never redacted):
+    the report shows only what the exports show."""
+    images: dict[str, bytes | None] = {}
+    for e in ws:
+        for s in e.trajectory:
+            if s.image is not None:
+                images[s.frame_sha] = s.image
+            else:
+                images.setdefault(s.frame_sha, None)
+
+    def frame(sha: str) -> bytes | None:
+        if sha not in images:
+            return None
+        return images[sha] if images[sha] is not None else ctx.frame(sha)
+    return frame
+
+
+def software_versions() -> dict[str, str | None]:
+    """phoneloop's version, its git commit (when it runs from a checkout) and the versions
+    of the libraries that decide the bytes of a dataset."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import phoneloop
+
+    out: dict[str, str | None] = {"phoneloop": phoneloop.__version__, "git_commit": _git_commit()}
+    for dist in ("deltalake", "duckdb", "pyarrow", "datasets", "Pillow", "phonenumbers", "python-stdnum",
+                 "rapidocr", "onnxruntime"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def _git_commit() -> str | None:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, timeout=10, check=False).stdout.strip()
+    return done.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def _write_exports(recipe, ws, ctx, out: Path, progress, max_shard_bytes) -> dict:
@@ -172,14 +250,32 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def rebuild(lake, ref: str, *, progress: Progress | None = None,
-            max_shard_bytes: int = MAX_SHARD_BYTES) -> DatasetVersion:
-    """Build ``ref``'s stored recipe again against the table versions it read.
+            max_shard_bytes: int = MAX_SHARD_BYTES) -> dict:
+    """Build ``ref``'s stored recipe again against the table versions it read, in a
+    temporary folder that is removed afterwards; nothing is registered.
 
-    The new version's fingerprint and data files equal the original's when the code is
-    the same; a different fingerprint means the build is not reproducible."""
+    Returns the original and rebuilt fingerprints, ``same`` and the data files whose
+    bytes differ (when the original folder is still there). A different fingerprint
+    means the build is not reproducible (see the manifest's ``software`` versions)."""
     from curation.recipe import parse_recipe
     from curation.versions import get_version
 
     original = get_version(lake, ref)
     recipe = parse_recipe(original.recipe, source=f"{original.ref} recipe")
-    return curate(lake, recipe, as_of=original.table_versions, progress=progress, max_shard_bytes=max_shard_bytes)
+    prepared = prepare(lake, recipe, as_of=original.table_versions, progress=progress)
+    tmp = datasets_root(lake) / recipe.name / f".rebuild-{uuid.uuid4().hex}"
+    tmp.mkdir(parents=True)
+    try:
+        exports, fingerprint, counts = write_folder(tmp, original.ref, *prepared, progress, max_shard_bytes,
+                                                    parents=original.parents)
+        differing = _differing_files(Path(original.path), tmp, exports)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"ref": original.ref, "fingerprint": fingerprint, "original_fingerprint": original.fingerprint,
+            "same": fingerprint == original.fingerprint, "counts": counts, "differing_files": differing}
+
+
+def _differing_files(original: Path, rebuilt: Path, exports: dict) -> list[str]:
+    files = sorted(rel for splits in exports.values() for info in splits.values() for rel in info["files"])
+    return [rel for rel in files
+            if not (original / rel).is_file() or (original / rel).read_bytes() != (rebuilt / rel).read_bytes()]

@@ -9,9 +9,11 @@ Stored actions are always in device pixels of their screenshot (``abs``). Models
 - ``rel1``: 0-1 across each side.
 
 ``to_model`` and ``from_model`` are exact inverses on floats. Text formats round what
-the model sees (``round_for``): integers for abs/resized/rel1000 and 4 decimals for
-rel1, so a round trip through text is within half a model unit (up to 1.56 px on a
-3120 px side in rel1000 with integer units; within 1 px for abs, resized and rel1).
+the model sees (``round_for``): integers for abs and resized, 4 decimals for rel1, and
+for rel1000 integers when no side of the screen exceeds 2000 px, else one decimal. A
+whole rel1000 unit is side/1000 px, so integers alone would miss by up to 1.56 px on a
+3120 px side; with these rules every round trip through text stays within 1 px
+(``decimals_for`` says how many decimals a screen gets).
 """
 
 from __future__ import annotations
@@ -72,12 +74,29 @@ def from_model(mx: float, my: float, convention: str, size: tuple[int, int]) -> 
     return mx / sx, my / sy
 
 
-def round_for(value: float, convention: str) -> int | float:
-    """What a model sees: integers, except 4 decimals for rel1."""
-    return round(value, 4) if convention == "rel1" else int(round(value))
+REL1000_INTEGER_MAX_SIDE = 2000  # beyond this a whole rel1000 unit is more than 2 px
+
+
+def decimals_for(convention: str, size: tuple[int, int] | None = None) -> int:
+    """Decimals a model unit is written with, so that text round-trips within 1 px."""
+    if convention == "rel1":
+        return 4
+    if convention == "rel1000" and size is not None and max(size) > REL1000_INTEGER_MAX_SIDE:
+        return 1
+    return 0
+
+
+def round_for(value: float, convention: str, size: tuple[int, int] | None = None) -> int | float:
+    """What a model sees for a coordinate on a screen of ``size`` (see ``decimals_for``;
+    without a size, rel1000 is rounded to integers as before)."""
+    decimals = decimals_for(convention, size)
+    if convention == "rel1":
+        return round(value, decimals)
+    rounded = round(value, decimals)
+    return int(rounded) if rounded == int(rounded) else rounded  # 500, not 500.0
 
 
 def box_to_model(box: tuple[int, int, int, int], convention: str, size: tuple[int, int]) -> list:
     x1, y1 = to_model(box[0], box[1], convention, size)
     x2, y2 = to_model(box[2], box[3], convention, size)
-    return [round_for(v, convention) for v in (x1, y1, x2, y2)]
+    return [round_for(v, convention, size) for v in (x1, y1, x2, y2)]

@@ -69,8 +69,12 @@ def _ids(e: EpisodeRow, s: StepRow) -> dict:
 
 
 def prompt_messages(e: EpisodeRow, i: int, params: dict, n_images: int) -> list[dict]:
-    """System + user messages for step ``i`` of ``e`` (shared by sft and grpo)."""
-    history = [(s.action, (s.width, s.height)) for s in e.steps[max(0, i - params["history"]):i]]
+    """System + user messages for kept step ``i`` of ``e`` (shared by sft and grpo). The
+    previous actions are the recorded ones (``e.trajectory``), dropped steps included;
+    steps whose recorded action does not validate are left out of the list."""
+    past = [s for s in e.history(e.steps[i]) if s.action is not None]
+    n = params["history"]
+    history = [(s.action, (s.width, s.height)) for s in (past[-n:] if n else [])]
     return build_prompt(e.instruction, history, params, n_images)
 
 
@@ -94,8 +98,9 @@ def sft_rows(ws: list[EpisodeRow], params: dict, frame: FrameSource) -> Iterator
     for e in ws:
         for i, s in enumerate(e.steps):
             images = [frame(s)]
-            if params["previous_screenshot"] and i > 0:
-                images.insert(0, frame(e.steps[i - 1]))
+            past = e.history(s)
+            if params["previous_screenshot"] and past:
+                images.insert(0, frame(past[-1]))
             answer = format_action(s.action, params["action_format"], params["coords"], (s.width, s.height))
             if params["thought"] and s.thought:
                 answer = f"{s.thought}\n{answer}"

@@ -48,7 +48,7 @@ def check_style(style: str) -> str:
 
 def _point(x, y, convention, size) -> list:
     mx, my = to_model(x, y, convention, size)
-    return [round_for(mx, convention), round_for(my, convention)]
+    return [round_for(mx, convention, size), round_for(my, convention, size)]
 
 
 def format_action(action: Action, style: str, convention: str, size: tuple[int, int]) -> str:

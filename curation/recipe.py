@@ -3,7 +3,8 @@
     name: default                      # dataset name; versions are name@v1, name@v2, ...
     description: successful real + mock episodes
     select: |                          # SQL over the lake's views; must return episode_id
-      SELECT episode_id FROM episodes WHERE outcome = 'success'
+      SELECT episode_id FROM episodes_resolved WHERE outcome = 'success'
+    include_eval: false                # episodes recorded by `phoneloop eval` are left out unless true
     ops:                               # applied in order; see `phoneloop curate --list-ops`
       - op: filter
         min_steps: 2
@@ -41,7 +42,7 @@ EXPORT_PARAMS: dict[str, dict[str, Any]] = {
     "episodes": {},
 }
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_TOP = {"name", "description", "select", "ops", "split", "exports"}
+_TOP = {"name", "description", "select", "include_eval", "ops", "split", "exports"}
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,11 @@ class Recipe:
     exports: tuple[Step, ...]
     text: str
     source: str = "recipe"
+    include_eval: bool = False
 
     def canonical(self) -> dict[str, Any]:
         """Everything that decides the output, as plain data (no line numbers, no comments)."""
-        return {"name": self.name, "select": self.select.strip(),
+        return {"name": self.name, "select": self.select.strip(), **({"include_eval": True} if self.include_eval else {}),
                 "ops": [{"op": s.name, **s.params} for s in self.ops], "split": self.split,
                 "exports": [{"format": s.name, **s.params} for s in self.exports]}
 
@@ -105,13 +107,16 @@ def parse_recipe(text: str, source: str = "recipe") -> Recipe:
         select = select.get("sql")
     if not isinstance(select, str) or not select.strip():
         fail("select must be a SQL query returning episode_id", "select")
+    include_eval = data.get("include_eval", False)
+    if not isinstance(include_eval, bool):
+        fail("include_eval must be true or false", "include_eval")
     ops = tuple(_op(i, item, lines, fail) for i, item in enumerate(data.get("ops") or []))
     split = _split(data.get("split") or {}, fail)
     exports = tuple(_export(i, item, lines, fail) for i, item in enumerate(data.get("exports") or []))
     if not exports:
         fail("a recipe needs at least one export (sft, grpo or episodes)", "exports")
     return Recipe(name=name, description=str(data.get("description") or ""), select=select, ops=ops,
-                  split=split, exports=exports, text=text, source=source)
+                  split=split, exports=exports, text=text, source=source, include_eval=include_eval)
 
 
 def _op(i: int, item: Any, lines: dict, fail) -> Step:

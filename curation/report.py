@@ -2,7 +2,8 @@
 
 Shows episode lengths and action types of the result, episodes per app and source
 after each op, rows in/out per op, near-duplicate examples as thumbnails, and
-redaction and safety-tag counts.
+redaction and safety-tag counts. Thumbnails come from ``frame(sha)``, which gives the
+exported (redacted) image or None for frames not in the result; those are not shown.
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ def render_report(ref: str, ws: list[EpisodeRow], ops_log: list[dict], details: 
     if clusters:
         parts.append("<h2>Near-duplicate examples</h2>")
         for cluster in clusters[:8]:
-            parts.append("<div>" + "".join(f"<img class='t' src='{_thumb(frame(sha))}'>" for sha in cluster[:6])
-                         + "</div>")
+            shown = [png for png in (frame(sha) for sha in cluster[:6]) if png is not None]
+            hidden = len(cluster[:6]) - len(shown)
+            parts.append("<div>" + "".join(f"<img class='t' src='{_thumb(png)}'>" for png in shown)
+                         + (f" +{hidden} dropped (not shown)" if hidden else "") + "</div>")
     for key, title in (("redact", "Redactions"), ("safety_tags", "Safety tags"), ("drop_bad_frames", "Bad frames")):
         info = details.get(key)
         if info:

@@ -2,6 +2,12 @@
 
 Loaded from a pinned lake snapshot (``Lake.as_of``), so a rebuild against the same
 table versions sees the same rows. Ops return new lists; they never write the lake.
+
+Every episode keeps ``trajectory``, all its steps as recorded (after human correction),
+next to ``steps``, the ones an op has not dropped. Exports take a kept step's history
+(previous actions, previous screenshot) from the trajectory, so dropping a step never
+invents a past that did not happen. Ops that rewrite step content (redaction) rewrite
+the trajectory too.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ class StepRow:
     raw_output: str | None = None
     corrected: bool = False
     image: bytes | None = None  # replacement PNG (e.g. after redaction); None = the lake frame
+    meta: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -48,9 +55,21 @@ class EpisodeRow:
     steps: list[StepRow]
     tags: list[str] = field(default_factory=list)
     split: str | None = None
+    purpose: str = "train"
+    meta: dict = field(default_factory=dict)
+    trajectory: tuple[StepRow, ...] = ()  # every recorded step, for histories (see the module docstring)
+    unredacted: EpisodeRow | None = None  # the episode before redaction, for tags computed on true content
+
+    def __post_init__(self) -> None:
+        if not self.trajectory:
+            self.trajectory = tuple(self.steps)
 
     def with_steps(self, steps: list[StepRow]) -> EpisodeRow:
         return replace(self, steps=steps)
+
+    def history(self, step: StepRow) -> list[StepRow]:
+        """The recorded steps before ``step`` (by step index), dropped ones included."""
+        return [s for s in self.trajectory if s.index < step.index]
 
 
 def parse_action(action_json: str) -> Action | None:
@@ -66,17 +85,18 @@ def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
         return []
     lake.con.execute("CREATE OR REPLACE TEMP TABLE _selection AS SELECT unnest(?::VARCHAR[]) AS episode_id",
                      [episode_ids])
-    eps = lake.sql("SELECT e.* FROM episodes e JOIN _selection USING (episode_id)").to_pylist()
+    eps = lake.sql("SELECT e.* FROM episodes_resolved e JOIN _selection USING (episode_id)").to_pylist()
     steps = lake.sql(
         "SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json, "
-        "s.ui_tree, s.package, s.thought, s.raw_output, s.corrected "
+        "s.ui_tree, s.package, s.thought, s.raw_output, s.corrected, s.meta_json "
         "FROM steps_resolved s JOIN _selection USING (episode_id) ORDER BY s.episode_id, s.step_index").to_pylist()
     by_episode: dict[str, list[StepRow]] = {}
     for s in steps:
         by_episode.setdefault(s["episode_id"], []).append(StepRow(
             index=s["step_index"], frame_sha=s["frame_sha"], width=s["frame_width"], height=s["frame_height"],
             action_json=s["action_json"], action=parse_action(s["action_json"]), ui_tree=s["ui_tree"],
-            package=s["package"], thought=s["thought"], raw_output=s["raw_output"], corrected=bool(s["corrected"])))
+            package=s["package"], thought=s["thought"], raw_output=s["raw_output"], corrected=bool(s["corrected"]),
+            meta=_json_object(s["meta_json"])))
     rows = {e["episode_id"]: e for e in eps}
     out = []
     for episode_id in episode_ids:
@@ -87,8 +107,17 @@ def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
             episode_id=episode_id, instruction=e["instruction"], source=e["source"], phone=e["phone"],
             app=e["app"], category=e["category"], task=e["task"], outcome=e["outcome"],
             verified_by=e["verified_by"], policy=e["policy"], round=e["round"], width=e["device_width"],
-            height=e["device_height"], steps=by_episode.get(episode_id, [])))
+            height=e["device_height"], steps=by_episode.get(episode_id, []), purpose=e["purpose"] or "train",
+            meta=_json_object(e["meta_json"])))
     return out
+
+
+def _json_object(text: str | None) -> dict:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def counts(episodes: list[EpisodeRow]) -> dict:

@@ -41,3 +41,7 @@ class FrameNotFound(LakeError, KeyError):
 
 class TableNotFound(LakeError):
     """A table name that is not one of the lake's tables."""
+
+
+class VacuumRefused(LakeError):
+    """Vacuuming would delete files that a registered dataset version needs to be rebuilt."""

@@ -26,7 +26,7 @@ from deltalake import DeltaTable, write_deltalake
 
 from datalake import migrate, query, storage
 from datalake import schema as S
-from datalake.errors import EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound
+from datalake.errors import EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound, VacuumRefused
 from datalake.frames import FrameIndex
 from datalake.types import Action, Device, Episode, Observation, Step
 from datalake.writer import FRAME_PROPS, ROW_PROPS, EpisodeWriter, Rejected, WriteReport
@@ -205,25 +205,61 @@ class Lake:
                         storage_options=self.storage_options)
         self.invalidate()
 
-    def compact(self, *, vacuum: bool = False) -> dict[str, dict]:
+    def compact(self, *, vacuum: bool = False, force: bool = False) -> dict[str, dict]:
         """Merge small files per table (frames sorted by sha); optionally vacuum old files.
 
         Vacuuming with zero retention removes the files older versions need: time
-        travel to versions before the compaction stops working.
+        travel to versions before the compaction stops working. So it is refused
+        (``VacuumRefused``, nothing deleted) when a registered dataset version pins a
+        table version whose files it would delete; ``force=True`` vacuums anyway and
+        the report's ``unrebuildable`` lists the dataset versions that lost files.
         """
         self.check_writable()
-        report = {}
+        report, tables = {}, {}
         for name in S.TABLES:
-            dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
+            dt = tables[name] = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
             if name == "frames":
                 metrics = dt.optimize.z_order(["sha256"], writer_properties=FRAME_PROPS)
             else:
                 metrics = dt.optimize.compact(writer_properties=ROW_PROPS)
-            removed = dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False) if vacuum else []
             report[name] = {"files_added": metrics.get("numFilesAdded", 0),
-                            "files_removed": metrics.get("numFilesRemoved", 0), "vacuumed": len(removed)}
+                            "files_removed": metrics.get("numFilesRemoved", 0), "vacuumed": 0}
         self.invalidate()
+        if vacuum:
+            blocked = self._vacuum_victims(tables)
+            if blocked and not force:
+                raise VacuumRefused(
+                    "vacuum refused, nothing deleted: it would remove files that "
+                    + "; ".join(f"{ref} needs ({', '.join(t)})" for ref, t in sorted(blocked.items()))
+                    + " to rebuild; pass force to vacuum anyway (those versions can then no longer be rebuilt)")
+            for name, dt in tables.items():
+                removed = dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False)
+                report[name]["vacuumed"] = len(removed)
+            report["unrebuildable"] = sorted(blocked)
+            self.invalidate()
         return report
+
+    def _vacuum_victims(self, tables: dict[str, DeltaTable]) -> dict[str, list[str]]:
+        """Registered dataset versions (NAME@vN) -> the pinned tables whose files a vacuum would delete."""
+        pins = self.sql("SELECT name, version, table_versions_json FROM datasets").to_pylist()
+        def names(paths) -> set[str]:  # data file names are unique (uuids); vacuum gives relative paths
+            return {p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths}
+
+        doomed = {name: names(dt.vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=True))
+                  for name, dt in tables.items()}
+        needs: dict[tuple[str, int], set[str]] = {}
+        out: dict[str, list[str]] = {}
+        for row in pins:
+            for table, version in sorted(json.loads(row["table_versions_json"]).items()):
+                if not doomed.get(table):
+                    continue
+                key = (table, int(version))
+                if key not in needs:
+                    old = DeltaTable(self.table_uri(table), version=int(version), storage_options=self.storage_options)
+                    needs[key] = names(old.file_uris())
+                if needs[key] & doomed[table]:
+                    out.setdefault(f"{row['name']}@v{row['version']}", []).append(f"{table} v{version}")
+        return out
 
 
 def _normalise(uri: str) -> str:

@@ -146,28 +146,27 @@ def diff(a: str, b: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) ->
 
 @datasets_app.command()
 def rebuild(ref: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
-    """Build a version's recipe again against the table versions it read (a reproducibility check).
+    """Build a version's recipe again against the table versions it read and compare the
+    fingerprint (a reproducibility check; nothing is registered). Exits 1 when it differs.
 
     Example: phoneloop datasets rebuild default@v1
     """
     from curation.build import rebuild as rebuild_version
-    from curation.versions import get_version
 
     opened = open_lake(lake)
     try:
-        original = get_version(opened, ref)
         with progress_bars() as progress:
-            dv = rebuild_version(opened, ref, progress=_Bars(progress))
+            result = rebuild_version(opened, ref, progress=_Bars(progress))
     except (CurationError, LakeError) as exc:
         fail(str(exc))
     if json_out:
-        print_json({**dv.to_dict(), "rebuilt_from": original.ref,
-                    "same_fingerprint": dv.fingerprint == original.fingerprint})
-        return
-    _print_version(dv, False)
-    verdict = "identical" if dv.fingerprint == original.fingerprint else "DIFFERENT"
-    console.print(f"fingerprint {verdict} to {original.ref}")
-    if dv.fingerprint != original.fingerprint:
+        print_json({**result, "same_fingerprint": result["same"]})
+    else:
+        verdict = "identical" if result["same"] else "DIFFERENT"
+        console.print(f"{result['ref']}: rebuilt fingerprint {result['fingerprint'][:16]} is {verdict}")
+        for rel in result["differing_files"]:
+            console.print(f"  differs from the stored file: {rel}")
+    if not result["same"]:
         raise typer.Exit(1)
 
 
@@ -180,7 +179,7 @@ def push(
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
-    """Push a version's exports, card and report to the Hub, tagged vN (honours HF_ENDPOINT).
+    """Push a version's exports, card and report to the Hub, tagged NAME-vN (honours HF_ENDPOINT).
 
     Example: HF_TOKEN=... phoneloop datasets push default@v1 --repo my-org/phone-sft
     """
@@ -189,7 +188,7 @@ def push(
 
     try:
         dv = get_version(open_lake(lake), ref)
-        result = push_folder(Path(dv.path), repo, revision_tag=f"v{dv.version}", private=private, token=token)
+        result = push_folder(Path(dv.path), repo, revision_tag=f"{dv.name}-v{dv.version}", private=private, token=token)
     except (CurationError, LakeError) as exc:
         fail(str(exc))
     except Exception as exc:  # the hub module's own errors name the problem

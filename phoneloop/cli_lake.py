@@ -217,15 +217,25 @@ def export(
 def compact(
     lake: LakeOpt = "./lake",
     vacuum: Annotated[bool, typer.Option(help="Also delete unreferenced files (ends time travel before now).")] = False,
+    force: Annotated[bool, typer.Option(help="Vacuum even when registered dataset versions need the files "
+                                             "(they become unrebuildable; the report lists them).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Merge small files in every table (frames sorted by sha for fast lookups).
 
+    --vacuum is refused while a registered dataset version still needs the files it would delete.
+
     Example: phoneloop lake compact --vacuum
     """
-    report = open_lake(lake).compact(vacuum=vacuum)
+    try:
+        report = open_lake(lake).compact(vacuum=vacuum, force=force)
+    except LakeError as exc:
+        fail(str(exc))
     if json_out:
         print_json(report)
         return
+    lost = report.pop("unrebuildable", [])
     for name, r in report.items():
         console.print(f"  {name:<12} +{r['files_added']} -{r['files_removed']} files, {r['vacuumed']} vacuumed")
+    if lost:
+        console.print(f"forced: these dataset versions can no longer be rebuilt: {', '.join(lost)}")

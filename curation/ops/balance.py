@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from curation.ops.base import Context, group_key, seeded_order
+from curation.ops.base import Context, group_key, normalise_instruction, seeded_order
 from curation.workset import EpisodeRow
 
 
@@ -53,11 +53,36 @@ def mix(ws: list[EpisodeRow], ctx: Context, *, real: float = 1.0, mock: float = 
     return out
 
 
+def split_groups(ws: list[EpisodeRow], by: str) -> list[str]:
+    """The group of each episode. By task: the normalised template id, else the normalised
+    instruction, and episodes sharing either one are one group, so ``settings.wifi_on``,
+    ``SettingsWifiOn`` and an untasked "Turn on Wi-Fi" (the instruction of one of them)
+    land together."""
+    keys = [group_key(e, by) for e in ws]
+    if by != "task":
+        return keys
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        parent.setdefault(k, k)
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for e, k in zip(ws, keys):
+        a, b = find(k), find(f"i:{normalise_instruction(e.instruction)}")
+        if a != b:
+            parent[max(a, b)] = min(a, b)  # the smallest key names the group: independent of order
+    return [find(k) for k in keys]
+
+
 def assign_splits(ws: list[EpisodeRow], *, by: str, seed: int, fractions: dict[str, float]) -> dict[str, int]:
-    """Give every episode a split; all episodes of one group (task or app) share it,
-    so nothing leaks between train and evaluation. Returns episodes per split."""
+    """Give every episode a split; all episodes of one group (see ``split_groups``) share
+    it, so no task leaks between train and evaluation. Returns episodes per split."""
     names = list(fractions)
-    keys = sorted({group_key(e, by) for e in ws})
+    groups = split_groups(ws, by)
+    keys = sorted(set(groups))
     order = seeded_order(keys, seed)
     total = sum(fractions.values())
     bounds, acc = [], 0.0
@@ -69,7 +94,7 @@ def assign_splits(ws: list[EpisodeRow], *, by: str, seed: int, fractions: dict[s
         position = (rank + 0.5) / len(keys)
         split_of[keys[k]] = next(n for n, b in zip(names, bounds) if position <= b + 1e-12)
     counts = dict.fromkeys(names, 0)
-    for e in ws:
-        e.split = split_of[group_key(e, by)]
+    for e, g in zip(ws, groups):
+        e.split = split_of[g]
         counts[e.split] += 1
     return counts

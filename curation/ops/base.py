@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -41,11 +43,30 @@ def seeded_order(keys: list[str], seed: int) -> list[int]:
     return sorted(range(len(keys)), key=lambda i: hashlib.sha256(f"{seed}:{keys[i]}".encode()).digest())
 
 
+def normalise_task(task: str) -> str:
+    """A task id compared loosely: ``settings.wifi_on``, ``SettingsWifiOn`` and
+    ``settings-wifi-on`` are one task."""
+    return re.sub(r"[^0-9a-z]", "", unicodedata.normalize("NFKC", task).lower())
+
+
+def normalise_instruction(text: str) -> str:
+    """Lowercase, punctuation dropped inside words (``Wi-Fi`` = ``wifi``), runs of
+    other characters as one space: "Turn on Wi-Fi!" and "turn on  wifi" are equal."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"(?<=\w)[-'’.](?=\w)", "", text)
+    return " ".join(re.findall(r"\w+", text))
+
+
+def task_key(episode) -> str:
+    """The template id when there is one, else the normalised instruction."""
+    return f"t:{normalise_task(episode.task)}" if episode.task else f"i:{normalise_instruction(episode.instruction)}"
+
+
 def group_key(episode, by: str) -> str:
     if by == "app":
         return episode.app or "-"
     if by == "task":
-        return episode.task or episode.instruction.strip().lower()
+        return task_key(episode)
     if by == "episode":
         return episode.episode_id
     raise ValueError(f"unknown grouping {by!r} (use app, task or episode)")

@@ -1,15 +1,29 @@
-"""Redaction of personal data: phone numbers, emails, card numbers (Luhn-checked) and ID
-numbers (Chinese resident IDs with their check digit, US SSNs) in instructions, typed
-text, thoughts and UI text; the screenshot regions of UI nodes that held PII are blurred.
+"""Redaction of personal data: consistent pseudonyms in every string, blurred pixels.
 
-Every redaction is recorded (episode, step, field, kind, count) without the value, and
-goes into the dataset version's ``redactions.jsonl``. The lake is not modified: blurred
-screenshots replace the frame only in this dataset's exports.
+Applies to episodes from the phones in ``phones`` (by default only ``real``: mock
+phones show synthetic people, and rewriting them would only teach wrong targets).
+For each such episode, every string field is scanned with ``curation.pii`` (phone
+numbers via ``phonenumbers``, cards via Luhn, Chinese ids and US SSNs via
+``python-stdnum``, emails): the instruction, the episode and step ``meta``, thoughts,
+raw model output, every action field (typed text, answers, element text /
+content-desc / resource id), and every attribute of every UI-tree node (text,
+content-desc, hint, ...). Each value becomes a plausible fake, the same fake
+everywhere in the episode, so the action that types the number the instruction names
+still types the number the (pseudonymised) instruction names.
+
+Pixels: the bounds of every tree node that held PII are blurred; screens without a
+tree are read by OCR (``curation.ocr``) and every text line that holds PII, an ``@`` or
+seven or more digits is blurred (``ocr: always`` reads every screen, ``never`` none).
+
+Every change is recorded (episode, step, field, kind, count), never the value, and
+goes into the dataset version's ``redactions.jsonl``. The lake is not modified. The
+episode before redaction stays in ``unredacted`` so tags that need the true content
+(``safety_tags``) see it whatever the op order.
 """
 
 from __future__ import annotations
 
-import re
+import json
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import replace
@@ -17,95 +31,167 @@ from io import BytesIO
 
 from PIL import Image, ImageFilter
 
+from curation.ocr import text_boxes
 from curation.ops.base import Context
-from curation.workset import EpisodeRow, StepRow
+from curation.pii import Pseudonyms, find_pii
+from curation.workset import EpisodeRow, StepRow, parse_action
+from datalake.types import Action
 from datalake.uitree import parse_bounds
 
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-CARD = re.compile(r"(?<![\w])(?:\d[ -]?){12,18}\d(?![\w])")
-CN_ID = re.compile(r"(?<![\w])\d{17}[\dXx](?![\w])")
-SSN = re.compile(r"(?<![\w])\d{3}-\d{2}-\d{4}(?![\w])")
-PHONE = re.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]?\d{2,5}){1,3}(?![\w])")
-DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$")
+OCR_MODES = ("no_tree", "always", "never")
 
 
-def luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+def redact(ws: list[EpisodeRow], ctx: Context, *, phones: list[str] | None = None, blur: bool = True,
+           ocr: str = "no_tree") -> list[EpisodeRow]:
+    """Pseudonymise PII in every string of episodes from ``phones`` (default: real) and blur
+    it on screen (tree bounds; OCR on screens without a tree)."""
+    if ocr not in OCR_MODES:
+        raise ValueError(f"ocr must be one of {', '.join(OCR_MODES)}, not {ocr!r}")
+    phones = ["real"] if phones is None else phones
+    records: list[dict] = []
+    totals: Counter = Counter()
+
+    def note(episode_id: str, step: int | None, field: str, kinds) -> None:
+        for kind, n in sorted(Counter(kinds).items()):
+            records.append({"episode_id": episode_id, "step_index": step, "field": field, "kind": kind, "count": n})
+            totals[f"{field}:{kind}"] += n
+
+    out = []
+    todo = [e for e in ws if e.phone in phones]
+    for done, e in enumerate(ws):
+        if e.phone not in phones:
+            out.append(e)
+            continue
+        out.append(_redact_episode(e, ctx, blur, ocr, note))
+        if ctx.progress:
+            ctx.progress("redacting", done + 1, len(todo))
+    ctx.details["redactions"] = dict(sorted(totals.items()))
+    ctx.details["redaction_records"] = records
+    ctx.details["redacted_phones"] = sorted(phones)
+    return out
 
 
-def cn_id_ok(value: str) -> bool:
-    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
-    check = "10X98765432"[sum(int(c) * w for c, w in zip(value[:17], weights)) % 11]
-    return value[17].upper() == check
+def _redact_episode(e: EpisodeRow, ctx: Context, blur: bool, ocr: str, note) -> EpisodeRow:
+    names = Pseudonyms(e.episode_id)
+    instruction, kinds = names.replace(e.instruction)
+    note(e.episode_id, None, "instruction", kinds)
+    meta, kinds = _redact_value(e.meta, names)
+    note(e.episode_id, None, "meta", kinds)
+    done: dict[int, StepRow] = {}
+
+    def one(s: StepRow) -> StepRow:
+        if id(s) not in done:
+            done[id(s)] = _redact_step(e.episode_id, s, ctx, names, blur, ocr, note)
+        return done[id(s)]
+
+    trajectory = tuple(one(s) for s in e.trajectory)
+    steps = [one(s) for s in e.steps]
+    return replace(e, instruction=instruction, meta=meta, steps=steps, trajectory=trajectory,
+                   unredacted=e.unredacted or e)
 
 
-def _spans(text: str) -> list[tuple[int, int, str]]:
-    """Non-overlapping PII spans, strongest evidence first (email, card, id, phone)."""
-    found: list[tuple[int, int, str]] = []
-
-    def free(a: int, b: int) -> bool:
-        return all(b <= s or a >= e for s, e, _ in found)
-
-    for m in EMAIL.finditer(text):
-        found.append((m.start(), m.end(), "EMAIL"))
-    for m in CN_ID.finditer(text):
-        if free(*m.span()) and cn_id_ok(m.group()):
-            found.append((m.start(), m.end(), "ID"))
-    for m in SSN.finditer(text):
-        if free(*m.span()):
-            found.append((m.start(), m.end(), "ID"))
-    for m in CARD.finditer(text):
-        digits = re.sub(r"\D", "", m.group())
-        if free(*m.span()) and 13 <= len(digits) <= 19 and luhn_ok(digits):
-            found.append((m.start(), m.end(), "CARD"))
-    for m in PHONE.finditer(text):
-        digits = re.sub(r"\D", "", m.group())
-        if free(*m.span()) and 7 <= len(digits) <= 15 and not DATE.match(m.group()):
-            found.append((m.start(), m.end(), "PHONE"))
-    return sorted(found)
+def _redact_value(value, names: Pseudonyms):
+    """Strings anywhere in a JSON-like value, pseudonymised; returns (value, kinds)."""
+    if isinstance(value, str):
+        return names.replace(value)
+    if isinstance(value, dict):
+        kinds, out = [], {}
+        for k, v in value.items():
+            out[k], found = _redact_value(v, names)
+            kinds += found
+        return out, kinds
+    if isinstance(value, list):
+        pairs = [_redact_value(v, names) for v in value]
+        return [v for v, _ in pairs], [k for _, found in pairs for k in found]
+    return value, []
 
 
-def redact_text(text: str | None) -> tuple[str | None, Counter]:
-    """``text`` with every PII span replaced by ``[KIND]``, and the kinds found."""
-    if not text:
-        return text, Counter()
-    spans = _spans(text)
-    if not spans:
-        return text, Counter()
-    out, pos = [], 0
-    for start, end, kind in spans:
-        out.append(text[pos:start])
-        out.append(f"[{kind}]")
-        pos = end
-    out.append(text[pos:])
-    return "".join(out), Counter(kind for _, _, kind in spans)
+def _redact_step(episode_id: str, s: StepRow, ctx: Context, names: Pseudonyms, blur: bool, ocr: str,
+                 note) -> StepRow:
+    changes: dict = {}
+    for field in ("thought", "raw_output"):
+        new, kinds = names.replace(getattr(s, field))
+        if kinds:
+            changes[field] = new
+            note(episode_id, s.index, field, kinds)
+    meta, kinds = _redact_value(s.meta, names)
+    if kinds:
+        changes["meta"] = meta
+        note(episode_id, s.index, "step_meta", kinds)
+    if s.action is not None:
+        data, kinds = _redact_value(s.action.to_dict(), names)
+        if kinds:
+            action = Action.from_dict(data)
+            changes.update(action=action, action_json=action.to_json())
+            note(episode_id, s.index, "action", kinds)
+    else:
+        new, kinds = names.replace(s.action_json)
+        if kinds:
+            changes.update(action_json=new, action=parse_action(new))
+            note(episode_id, s.index, "action", kinds)
+    boxes: list[tuple[int, int, int, int]] = []
+    tree_ok = False
+    if s.ui_tree:
+        try:
+            tree, boxes, kinds = _redact_tree(s.ui_tree, names)
+            tree_ok = True
+        except ET.ParseError:
+            tree, boxes, kinds = _redact_text_tree(s.ui_tree, names)
+        if kinds:
+            changes["ui_tree"] = tree
+            note(episode_id, s.index, "ui_tree", kinds)
+    png = s.image or ctx.frame(s.frame_sha)
+    if ocr == "always" or (ocr == "no_tree" and not tree_ok):
+        found = [box for box, text in text_boxes(png) if _suspicious(text)]
+        if found:
+            note(episode_id, s.index, "screenshot_ocr", ["TEXT"] * len(found))
+        boxes += found
+    if blur and boxes:
+        changes["image"] = blur_boxes(png, boxes)
+        note(episode_id, s.index, "screenshot_blur", ["REGION"] * len(boxes))
+    return replace(s, **changes) if changes else s
 
 
-def _redact_tree(xml: str) -> tuple[str, list[tuple[int, int, int, int]], Counter]:
+def _suspicious(text: str) -> bool:
+    """An OCR line to blur: PII found, or what OCR may have garbled from it."""
+    return bool(find_pii(text)) or "@" in text or sum(ch.isdigit() for ch in text) >= 7
+
+
+def _redact_tree(xml: str, names: Pseudonyms):
     root = ET.fromstring(xml)
-    boxes, kinds = [], Counter()
-    for node in root.iter("node"):
+    boxes, kinds = [], []
+    for node in root.iter():
         hit = False
-        for attr in ("text", "content-desc"):
-            new, found = redact_text(node.get(attr))
+        for attr, value in list(node.attrib.items()):
+            if attr == "bounds":
+                continue
+            new, found = names.replace(value)
             if found:
                 node.set(attr, new)
                 kinds += found
                 hit = True
+        if node.text and node.text.strip():
+            node.text, found = names.replace(node.text)
+            kinds += found
+            hit = hit or bool(found)
         if hit and node.get("bounds"):
-            boxes.append(parse_bounds(node.get("bounds")))
+            try:
+                boxes.append(parse_bounds(node.get("bounds")))
+            except ValueError:
+                pass
     if not kinds:
         return xml, [], kinds
     return ET.tostring(root, encoding="unicode"), boxes, kinds
 
 
+def _redact_text_tree(xml: str, names: Pseudonyms):
+    """A tree that does not parse is still text: pseudonymise it as such (no boxes)."""
+    new, kinds = names.replace(xml)
+    return new, [], kinds
+
+
 def blur_boxes(png: bytes, boxes: list[tuple[int, int, int, int]]) -> bytes:
+    """The PNG with each box made unreadable: averaged down to a few pixels, then blurred."""
     img = Image.open(BytesIO(png)).convert("RGB")
     for x1, y1, x2, y2 in boxes:
         x1, y1 = max(0, x1), max(0, y1)
@@ -113,55 +199,14 @@ def blur_boxes(png: bytes, boxes: list[tuple[int, int, int, int]]) -> bytes:
         if x2 <= x1 or y2 <= y1:
             continue
         region = img.crop((x1, y1, x2, y2))
-        img.paste(region.filter(ImageFilter.GaussianBlur(radius=max(6, (y2 - y1) // 3))), (x1, y1))
+        small = region.resize((max(1, (x2 - x1) // 16), max(1, (y2 - y1) // 16)), Image.Resampling.BOX)
+        region = small.resize(region.size, Image.Resampling.BILINEAR)
+        img.paste(region.filter(ImageFilter.GaussianBlur(radius=max(4, (y2 - y1) // 2))), (x1, y1))
     buf = BytesIO()
     img.save(buf, "PNG")
     return buf.getvalue()
 
 
-def redact(ws: list[EpisodeRow], ctx: Context, *, blur: bool = True) -> list[EpisodeRow]:
-    """Replace PII in text fields and blur the screen regions of UI nodes that showed it."""
-    records: list[dict] = []
-    totals: Counter = Counter()
-
-    def note(episode_id: str, step: int | None, field: str, kinds: Counter) -> None:
-        for kind, n in sorted(kinds.items()):
-            records.append({"episode_id": episode_id, "step_index": step, "field": field, "kind": kind, "count": n})
-            totals[f"{field}:{kind}"] += n
-
-    out = []
-    for e in ws:
-        instruction, kinds = redact_text(e.instruction)
-        note(e.episode_id, None, "instruction", kinds)
-        steps = [_redact_step(e.episode_id, s, ctx, blur, note) for s in e.steps]
-        out.append(replace(e, instruction=instruction, steps=steps))
-    ctx.details["redactions"] = dict(sorted(totals.items()))
-    ctx.details["redaction_records"] = records
-    return out
-
-
-def _redact_step(episode_id: str, s: StepRow, ctx: Context, blur: bool, note) -> StepRow:
-    changes: dict = {}
-    for field in ("thought", "raw_output"):
-        new, kinds = redact_text(getattr(s, field))
-        if kinds:
-            changes[field] = new
-            note(episode_id, s.index, field, kinds)
-    if s.action is not None and s.action.text:
-        new, kinds = redact_text(s.action.text)
-        if kinds:
-            action = replace(s.action, text=new)
-            changes.update(action=action, action_json=action.to_json())
-            note(episode_id, s.index, "typed_text", kinds)
-    if s.ui_tree:
-        try:
-            tree, boxes, kinds = _redact_tree(s.ui_tree)
-        except ET.ParseError:
-            tree, boxes, kinds = s.ui_tree, [], Counter()
-        if kinds:
-            changes["ui_tree"] = tree
-            note(episode_id, s.index, "ui_text", kinds)
-            if blur and boxes:
-                changes["image"] = blur_boxes(s.image or ctx.frame(s.frame_sha), boxes)
-                note(episode_id, s.index, "screenshot_blur", Counter({"REGION": len(boxes)}))
-    return replace(s, **changes) if changes else s
+def redaction_summary(records: list[dict]) -> str:
+    """JSON lines for ``redactions.jsonl``."""
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)

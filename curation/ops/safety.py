@@ -5,7 +5,9 @@ Heuristics over the app, the instruction, typed text and the UI text the agent t
 - ``deletion``: delete, remove, erase, clear all, uninstall;
 - ``new_recipient``: sending (send/share/email/message) to a phone number or email typed
   in the episode rather than picked from contacts.
-Tags go into every export row; ``drop`` removes episodes carrying any listed tag.
+Tags go into every export row; ``drop`` removes episodes carrying any listed tag. They
+are computed on the episode as recorded (``unredacted``) whether ``redact`` ran before
+or after, so op order does not change them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from curation.ops.base import Context
-from curation.ops.redact import EMAIL, PHONE
+from curation.pii import find_pii
 from curation.workset import EpisodeRow
 
 TAGS = ("payment", "deletion", "new_recipient")
@@ -24,6 +26,7 @@ _PAY_APPS = {"bank", "payments", "pay", "wallet"}
 
 
 def tags_for(e: EpisodeRow) -> list[str]:
+    e = e.unredacted or e
     typed = " ".join(s.action.text or "" for s in e.steps if s.action is not None and s.action.type == "input_text")
     tapped = " ".join((s.action.element.text or "") for s in e.steps
                       if s.action is not None and s.action.element is not None)
@@ -33,7 +36,7 @@ def tags_for(e: EpisodeRow) -> list[str]:
         tags.append("payment")
     if _DELETE.search(words):
         tags.append("deletion")
-    if _SEND.search(e.instruction) and (EMAIL.search(typed) or PHONE.search(typed)):
+    if _SEND.search(e.instruction) and any(s.kind in ("EMAIL", "PHONE") for s in find_pii(typed)):
         tags.append("new_recipient")
     return tags
 

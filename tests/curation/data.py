@@ -69,8 +69,8 @@ def corpus() -> dict[str, Episode]:
     e["exact_dup"] = episode(1, app="settings", task="settings.wifi", instruction="do thing 1 again")
     near_steps = [step(0, tap(51), png=screen(10, tweak=1)), step(0, Action("terminate", status="success"),
                                                                    png=screen(11, tweak=1))]
-    e["near_dup"] = episode(7, app="settings", task="settings.wifi", steps=near_steps)
-    e["wifi_other"] = episode(17, app="settings", task="settings.wifi",
+    e["near_dup"] = episode(7, app="settings", task="settings.wifi", instruction="do thing 1", steps=near_steps)
+    e["wifi_other"] = episode(17, app="settings", task="settings.wifi", instruction="do thing 1",
                               steps=[step(200, tap(52)), step(201, Action("terminate", status="success"))])
     e["blank"] = episode(8, steps=[step(0, tap(), png=screen(0, blank=True)),
                                    step(81, Action("terminate", status="success"))])

@@ -66,16 +66,39 @@ def test_card_declares_configs_and_lineage(lake):
     assert dv.fingerprint in text and "select:" in text
 
 
-def test_rebuild_gives_the_same_fingerprint_and_identical_files(lake):
+def test_rebuild_verifies_the_fingerprint_without_registering_a_version(lake):
     first = curate(lake, load_recipe(DEFAULT))
     lake.write_episodes([episode(99, task="new.task")])  # the lake moves on
-    second = rebuild(lake, first.ref)
-    assert second.ref == "default@v2" and second.fingerprint == first.fingerprint
-    assert data_files(Path(second.path)) == data_files(Path(first.path))
-    third = curate(lake, load_recipe(DEFAULT))
-    assert third.fingerprint != first.fingerprint and third.table_versions != first.table_versions
-    assert [v.ref for v in list_versions(lake)] == ["default@v1", "default@v2", "default@v3"]
-    assert get_version(lake, "default").ref == "default@v3"
+    checked = rebuild(lake, first.ref)
+    assert checked["same"] is True and checked["fingerprint"] == first.fingerprint
+    assert checked["differing_files"] == [] and checked["counts"] == first.counts
+    assert [v.ref for v in list_versions(lake)] == ["default@v1"]
+    assert not [p for p in Path(first.path).parent.iterdir() if p.name.startswith(".")]
+    second = curate(lake, load_recipe(DEFAULT))
+    assert second.fingerprint != first.fingerprint and second.table_versions != first.table_versions
+    assert [v.ref for v in list_versions(lake)] == ["default@v1", "default@v2"]
+    assert get_version(lake, "default").ref == "default@v2"
+
+
+def test_rebuild_names_the_files_that_differ(lake):
+    first = curate(lake, load_recipe(DEFAULT))
+    victim = Path(first.path) / first.exports["formats"]["sft"]["train"]["files"][0]
+    victim.chmod(0o644)
+    victim.write_bytes(victim.read_bytes() + b"tampered")
+    checked = rebuild(lake, first.ref)
+    assert checked["same"] is True  # the fingerprint is computed from the rebuilt bytes
+    assert checked["differing_files"] == [first.exports["formats"]["sft"]["train"]["files"][0]]
+
+
+def test_manifest_records_code_and_library_versions(lake):
+    import phoneloop
+
+    dv = curate(lake, load_recipe(DEFAULT))
+    software = json.loads((Path(dv.path) / "manifest.json").read_text())["software"]
+    assert software["phoneloop"] == phoneloop.__version__
+    for lib in ("deltalake", "duckdb", "pyarrow", "datasets", "Pillow"):
+        assert software[lib] and software[lib][0].isdigit(), lib
+    assert software["git_commit"] is None or len(software["git_commit"].split("-")[0]) == 40
 
 
 def test_shards_respect_the_size_cap(lake):
@@ -142,3 +165,23 @@ def test_real_mock_recipe_mixes_steps_one_to_one(lake):
     mock = sum(len(r["actions"]) for r in eps if r["phone"] == "mock")
     # mock steps are scarce in this corpus: all 4 stay, and real episodes are cut to at most as many steps
     assert mix["steps_out"] == real + mock and mock == 4 and 0 < real <= mock
+
+
+def test_vacuum_refuses_while_a_registered_version_needs_the_files(lake):
+    from datalake.errors import VacuumRefused
+
+    first = curate(lake, load_recipe(DEFAULT))
+    lake.write_episodes([episode(98, task="another.task")])  # more files for compaction to merge
+    with pytest.raises(VacuumRefused, match="default@v1 needs"):
+        lake.compact(vacuum=True)
+    assert rebuild(lake, first.ref)["same"] is True  # nothing was deleted
+    report = lake.compact(vacuum=True, force=True)
+    assert report["unrebuildable"] == ["default@v1"]
+    with pytest.raises(Exception):
+        rebuild(lake, first.ref)
+
+
+def test_vacuum_without_registered_versions_goes_ahead(lake):
+    lake.write_episodes([episode(97, task="another.task")])
+    report = lake.compact(vacuum=True)
+    assert report["unrebuildable"] == [] and sum(r["vacuumed"] for k, r in report.items() if k != "unrebuildable")

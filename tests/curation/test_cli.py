@@ -36,6 +36,9 @@ def test_curate_then_list_show_diff_rebuild(lake_dir):
     assert shown["exports"]["formats"]["sft"]
     rebuilt = invoke("datasets", "rebuild", "default@v1", "--lake", lake_dir, "--json")
     assert rebuilt.exit_code == 0 and json.loads(rebuilt.output)["same_fingerprint"] is True
+    listed = json.loads(invoke("datasets", "list", "--lake", lake_dir, "--json").output)
+    assert [v["ref"] for v in listed] == ["default@v1"]  # a rebuild registers nothing
+    assert invoke("curate", DEFAULT, "--lake", lake_dir, "--json").exit_code == 0
     diff = json.loads(invoke("datasets", "diff", "default@v1", "default@v2", "--lake", lake_dir, "--json").output)
     assert diff["same_fingerprint"] is True and diff["recipe_diff"] == []
 
@@ -70,9 +73,9 @@ def test_push_sends_the_version_to_the_hub_with_its_tag(lake_dir, hub, monkeypat
     result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir, "--json")
     assert result.exit_code == 0, result.output
     pushed = json.loads(result.stdout)  # huggingface_hub draws its progress bars on stderr
-    assert pushed["tag"] == "v1"
+    assert pushed["tag"] == "default-v1"
     files = HfApi(endpoint=hub.url, token=hub.token).list_repo_files("phoneloop/demo", repo_type="dataset",
-                                                                    revision="v1")
+                                                                    revision="default-v1")
     assert "README.md" in files and any(f.startswith("sft/") for f in files)
 
 
@@ -83,3 +86,19 @@ def test_push_without_a_token_says_so_and_sends_nothing(lake_dir, hub, monkeypat
     result = invoke("datasets", "push", "default@v1", "--repo", "phoneloop/demo", "--lake", lake_dir)
     assert result.exit_code == 2 and "HF_TOKEN" in result.output
     assert hub.requests == []
+
+
+def test_two_datasets_pushed_to_one_repo_keep_their_own_tags(lake_dir, hub, monkeypatch, tmp_path):
+    from huggingface_hub import HfApi
+
+    other = tmp_path / "other.yaml"
+    other.write_text(DEFAULT.read_text().replace("name: default", "name: other"))
+    for recipe in (DEFAULT, other):
+        assert invoke("curate", str(recipe), "--lake", lake_dir).exit_code == 0
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    for ref in ("default@v1", "other@v1"):
+        result = invoke("datasets", "push", ref, "--repo", "phoneloop/shared", "--lake", lake_dir)
+        assert result.exit_code == 0, result.output
+    refs = HfApi(endpoint=hub.url, token=hub.token).list_repo_refs("phoneloop/shared", repo_type="dataset")
+    assert sorted(t.name for t in refs.tags) == ["default-v1", "other-v1"]

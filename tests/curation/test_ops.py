@@ -1,10 +1,12 @@
+from dataclasses import replace
+
 import pytest
 
 from curation import workset
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
 from curation.ops.base import Context
-from curation.ops.redact import redact_text
+from curation.pii import find_pii
 from datalake.lake import Lake
 from tests.curation.data import corpus
 
@@ -91,24 +93,56 @@ def test_dedup_near_keeps_the_same_task_on_different_screens(loaded):
     assert set(kept) == {"real_a", "wifi_other"}
 
 
+def test_dedup_near_keeps_near_identical_screens_with_another_instruction(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, [ids["real_a"], ids["near_dup"]])
+    ws[1].instruction = "do thing 2"
+    assert len(OPS["dedup_near"].fn(ws, Context(lake), threshold=6)) == 2
+
+
+def test_split_keeps_every_name_of_a_task_in_one_split(loaded):
+    lake, ids = loaded
+    base = workset.load(lake, [ids["real_a"]])[0]
+    names = [("settings.wifi_on", "Turn on Wi-Fi"), ("SettingsWifiOn", "Enable the Wi-Fi"),
+             (None, "turn on wi-fi!"), ("settings-wifi-on", "Switch Wi-Fi on")]
+    for seed in range(12):
+        ws = [replace(base, episode_id=f"w{k}", task=task, instruction=text, steps=list(base.steps))
+              for k, (task, text) in enumerate(names)]
+        ws += [replace(base, episode_id=f"o{k}", task=f"other.task{k}", instruction=f"other {k}",
+                       steps=list(base.steps)) for k in range(20)]
+        assign_splits(ws, by="task", seed=seed, fractions={"train": 0.5, "val": 0.25, "test": 0.25})
+        assert len({e.split for e in ws[:4]}) == 1, seed
+        assert len({e.split for e in ws}) == 3
+
+
 def test_dedup_frames_drops_repeated_screen_action_pairs(loaded):
     kept, _ = run(loaded, "dedup_frames", ["real_a", "exact_dup"], threshold=0)
     assert sum(len(e.steps) for e in kept.values()) == 2
 
 
-def test_redact_replaces_pii_everywhere_and_blurs_the_screen(loaded):
+def test_redact_pseudonymises_pii_everywhere_and_blurs_the_screen(loaded):
     kept, ctx = run(loaded, "redact", ["pii", "real_a"])
     pii = kept["pii"]
-    assert "4111" not in pii.instruction and "555" not in pii.instruction
-    assert "[CARD]" in pii.instruction and "[PHONE]" in pii.instruction
-    assert pii.steps[0].action.text == "mail me at [EMAIL]"
-    assert "jo@example.com" not in pii.steps[0].ui_tree and "[PHONE]" in pii.steps[0].ui_tree
+    assert "4111" not in pii.instruction and "555 0134" not in pii.instruction
+    assert [s.kind for s in find_pii(pii.instruction)] == ["PHONE", "CARD"]  # still a phone and a card: fakes
+    typed = pii.steps[0].action.text
+    assert "jo@example.com" not in typed and typed.startswith("mail me at user") and typed.endswith("@example.com")
+    assert "jo@example.com" not in pii.steps[0].ui_tree and "415-555-0134" not in pii.steps[0].ui_tree
+    fake_email = typed.removeprefix("mail me at ")
+    assert fake_email in pii.steps[0].ui_tree  # the same fake in the typed text and the tree
     assert pii.steps[0].image is not None and pii.steps[0].image != ctx.frame(pii.steps[0].frame_sha)
     assert kept["real_a"].steps[0].image is None
     kinds = {(r["field"], r["kind"]) for r in ctx.details["redaction_records"]}
-    assert {("instruction", "CARD"), ("instruction", "PHONE"), ("typed_text", "EMAIL"),
-            ("ui_text", "PHONE"), ("ui_text", "EMAIL"), ("screenshot_blur", "REGION")} <= kinds
+    assert {("instruction", "CARD"), ("instruction", "PHONE"), ("action", "EMAIL"),
+            ("ui_tree", "PHONE"), ("ui_tree", "EMAIL"), ("screenshot_blur", "REGION")} <= kinds
     assert all("value" not in r for r in ctx.details["redaction_records"])
+
+
+def test_redact_leaves_mock_phones_alone_unless_asked(loaded):
+    kept, _ = run(loaded, "redact", ["mock_a"])
+    assert kept["mock_a"].unredacted is None
+    kept, ctx = run(loaded, "redact", ["mock_a"], phones=["real", "mock"], ocr="never")
+    assert kept["mock_a"].unredacted is not None
 
 
 @pytest.mark.parametrize("text, kinds", [
@@ -116,14 +150,27 @@ def test_redact_replaces_pii_everywhere_and_blurs_the_screen(loaded):
     ("card 4111-1111-1111-1111", {"CARD"}),
     ("card 4111 1111 1111 1112", set()),  # fails Luhn: not a card, and too many digits for a phone
     ("id 11010519491231002X", {"ID"}),
-    ("ssn 078-05-1120", {"ID"}),
+    ("ssn 536-22-8726", {"ID"}),
     ("write to a.b+c@mail.example.org", {"EMAIL"}),
     ("meeting on 2026-11-29 at 10:30", set()),
     ("price $129.99, 3 items", set()),
+    ("2024-05-01 10:30", set()),
+    ("Set an alarm for 07:30 on 2024-05-01", set()),
+    ("+44 20 7946 0018", {"PHONE"}),
+    ("(415) 555-0134", {"PHONE"}),
 ])
 def test_pii_detection(text, kinds):
-    _, found = redact_text(text)
-    assert set(found) == kinds
+    assert {s.kind for s in find_pii(text)} == kinds
+
+
+def test_new_recipient_fires_with_redaction_before_it(loaded):
+    lake, ids = loaded
+    ws = workset.load(lake, [ids["pii"], ids["real_a"]])
+    ctx = Context(lake)
+    for op in ("redact", "safety_tags"):
+        ws = OPS[op].fn(ws, ctx)
+    assert ws[0].tags == ["new_recipient"] and ws[1].tags == []
+    assert "jo@example.com" not in ws[0].steps[0].action.text  # and the export stays redacted
 
 
 def test_safety_tags_mark_payments_and_deletions_and_can_drop(loaded):
