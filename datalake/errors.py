@@ -41,3 +41,7 @@ class FrameNotFound(LakeError, KeyError):
 
 class TableNotFound(LakeError):
     """A table name that is not one of the lake's tables."""
+
+
+class SnapshotNotFound(LakeError):
+    """An ``as_of`` target that names no version of a table: a bad time, version or table."""

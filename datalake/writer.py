@@ -180,13 +180,18 @@ class EpisodeWriter:
         return size
 
     def check(self, ep: Episode) -> None:
-        """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
+        """Checks beyond the types' own: PNG structure, screenshot size against the device's
+        (as given or rotated), UI tree size and syntax."""
+        device = (ep.device.width, ep.device.height)
         for i, step in enumerate(ep.steps):
             obs = step.observation
             try:
-                self._frame_size(obs)
+                size = self._frame_size(obs)
             except InvalidRecord as exc:
                 raise InvalidRecord(f"step {i}: {exc}") from None
+            if size != device and size[::-1] != device:
+                raise InvalidRecord(f"step {i}: screenshot is {size[0]}x{size[1]}, but the episode's device is "
+                                    f"{device[0]}x{device[1]} (neither as given nor rotated)")
             if obs.ui_tree is not None:
                 size = len(obs.ui_tree.encode("utf-8"))
                 if size > self.max_ui_tree_bytes:

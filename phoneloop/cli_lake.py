@@ -110,7 +110,7 @@ def sql(
         fail(f"--format must be table, json or csv, not {fmt!r}")
     opened = open_lake(lake)
     if as_of:
-        opened = opened.as_of(json.loads(as_of) if as_of.lstrip().startswith("{") else as_of)
+        opened = _as_of(opened, as_of)
     try:
         result = opened.sql(query)
     except Exception as exc:  # duckdb raises many error types; all mean "bad query"
@@ -118,6 +118,22 @@ def sql(
             fail(f"query failed: {exc}")
         raise
     print_table(result, fmt)
+
+
+def _as_of(opened: Lake, as_of: str) -> Lake:
+    """The lake at ``--as-of`` (JSON versions or an ISO time), every table loaded; one-line errors."""
+    target: object = as_of
+    if as_of.lstrip().startswith("{"):
+        try:
+            target = json.loads(as_of)
+        except json.JSONDecodeError as exc:
+            fail(f"--as-of is not valid JSON ({exc.msg} at column {exc.colno}): {as_of}")
+    try:
+        pinned = opened.as_of(target)
+        pinned.versions()
+    except LakeError as exc:
+        fail(f"--as-of: {exc}")
+    return pinned
 
 
 @app.command()
