@@ -130,8 +130,11 @@ def write_android_world(path: Path, episodes: list[dict]) -> Path:
 
 def aw_episode(actions: list, success: float = 1.0, size=(W, H), goal="Turn wifi off") -> dict:
     rng = np.random.default_rng(len(actions))
-    shots = [rng.integers(0, 255, size=(size[1] // 40, size[0] // 40, 3), dtype=np.uint8).repeat(40, 0).repeat(40, 1)
-             for _ in actions]
+    shots = []
+    for _ in actions:
+        shot = np.full((size[1], size[0], 3), 240, dtype=np.uint8)
+        shot[:40, :40] = rng.integers(0, 255, size=(40, 40, 3), dtype=np.uint8)
+        shots.append(shot)
     return {"goal": goal, "task_template": "SystemWifiTurnOff", "instance_id": 0, "seed": 30,
             "is_successful": success, "agent_name": "m3a_gpt4v", "episode_length": len(actions),
             "run_time": 12.5, "exception_info": None,
