@@ -132,7 +132,7 @@ class Lake:
                 dt.load_as_version(target)
             except Exception as exc:  # deltalake raises DeltaError or ValueError, version- and time-dependent
                 what = f"version {target}" if isinstance(target, int) else \
-                    f"a version at {target.isoformat()} ({str(exc).splitlines()[0]})"
+                    f"version at {target.isoformat()} ({str(exc).splitlines()[0]})"
                 raise SnapshotNotFound(f"table {name!r} has no {what}; latest is version {latest}") from None
         return dt
 
