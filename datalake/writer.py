@@ -141,7 +141,7 @@ class EpisodeWriter:
     """Appends validated episodes to a lake; rejects go to quarantine with a reason."""
 
     def __init__(self, lake, *, max_ui_tree_bytes: int = DEFAULT_MAX_UI_TREE_BYTES,
-                 on_commit: CommitHook | None = None):
+                 on_commit: CommitHook | None = None, known_ids: set[str] | None = None):
         self.lake = lake
         self.max_ui_tree_bytes = max_ui_tree_bytes
         self.on_commit = on_commit
@@ -149,7 +149,7 @@ class EpisodeWriter:
         # commits. A concurrent writer may commit the same id meanwhile: the views keep
         # the first commit of an id, so a race costs space, never correctness.
         self._known_frames: set[str] | None = None
-        self._known_ids: set[str] | None = None
+        self._known_ids: set[str] | None = None if known_ids is None else set(known_ids)
         self._checked_frames: dict[str, tuple[int, int]] = {}
         self._tables: dict[str, DeltaTable] = {}
 
@@ -202,6 +202,13 @@ class EpisodeWriter:
                 except InvalidRecord as exc:
                     raise InvalidRecord(f"step {i}: {exc}") from None
 
+    def forget(self, episodes: Iterable[Episode]) -> None:
+        """Drop the cached frame checks of ``episodes`` (only needed within a batch). Entries
+        of other episodes stay: a caller may be checking the next batch on another thread."""
+        for ep in episodes:
+            for step in ep.steps:
+                self._checked_frames.pop(step.observation.sha256, None)
+
     # -- writing --------------------------------------------------------------------
     def write(self, episodes: Iterable[Episode], origin: str = "api", *, checked: bool = False) -> WriteReport:
         """Write one batch. ``checked=True`` skips ``check`` for episodes the caller already checked."""
@@ -232,7 +239,7 @@ class EpisodeWriter:
         good = [ep for ep in good if ep.episode_id not in self._known_ids]
         if good:
             self._commit(good, report)
-        self._checked_frames.clear()  # only needed within a batch; keeps a long-lived writer small
+        self.forget(episodes)
         if rejected:
             self.quarantine(rejected)
             report.quarantined = len(rejected)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from datalake.errors import InvalidRecord
@@ -82,50 +83,76 @@ def abs_px(value, size: int, where: str) -> int | float:
 def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], *,
                batch_episodes: int = BATCH_EPISODES, progress: Callable[[int], None] | None = None
                ) -> DatasetReport:
-    """Write every converted item; quarantine the rest with dataset, file, locator and reason."""
-    writer = lake.writer()
-    known = lake.column_values("episodes", "episode_id")
-    report = DatasetReport(dataset=dataset)
-    batch, batch_bytes, rejected = [], 0, []
+    """Write every converted item; quarantine the rest with dataset, file, locator and reason.
 
-    def flush() -> None:
-        nonlocal batch, batch_bytes
-        if batch:
-            report.add(writer.write(batch, origin=dataset, checked=True))
-        batch, batch_bytes = [], 0
+    Converting and checking a batch overlaps with writing the previous one (one write in
+    flight on a helper thread, so at most two batches are in memory): the Delta/Parquet
+    writes, hashing and inflating all release the GIL.
+    """
+    known = lake.column_values("episodes", "episode_id")
+    writer = lake.writer(known_ids=known)
+    report = DatasetReport(dataset=dataset)
+    pending: list[tuple[Item, object]] = []
+    rejected: list[Rejected] = []
+    pending_bytes = 0
 
     def reject(item: Item, reason: str) -> None:
         rejected.append(Rejected(f"{dataset}: {reason}", item.payload, item.origin, locator=item.locator,
                                  episode_id=item.episode_id))
         report.reasons.append(f"{item.origin} {item.locator}: {reason}")
-        if len(rejected) >= 256:
-            _quarantine(writer, rejected, report)
 
-    for item in items(known):
-        report.records += 1
-        report.lines += 1
-        if item.skipped:
-            report.skipped += 1
-        elif item.error is not None:
-            reject(item, item.error)
-        else:
-            ep = item.episode
-            try:
-                writer.prepare([ep])
-                writer.check(ep)
-            except InvalidRecord as exc:
-                reject(item, str(exc))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-writer") as pool:
+        in_flight: Future | None = None
+
+        def flush() -> None:
+            nonlocal in_flight, pending, pending_bytes
+            good = _checked(writer, pending, reject)
+            pending, pending_bytes = [], 0
+            if in_flight is not None:
+                report.add(in_flight.result())
+                in_flight = None
+            if len(rejected) >= 256:
+                _quarantine(writer, rejected, report)
+            if good:
+                in_flight = pool.submit(writer.write, good, dataset, checked=True)
+
+        for item in items(set(known)):
+            report.records += 1
+            report.lines += 1
+            if item.skipped:
+                report.skipped += 1
+            elif item.error is not None:
+                reject(item, item.error)
             else:
-                known.add(ep.episode_id)
-                batch.append(ep)
-                batch_bytes += sum(len(s.observation.screenshot) for s in ep.steps)
-                if len(batch) >= batch_episodes or batch_bytes >= BATCH_BYTES:
+                pending.append((item, item.episode))
+                pending_bytes += sum(len(s.observation.screenshot) for s in item.episode.steps)
+                if len(pending) >= batch_episodes or pending_bytes >= BATCH_BYTES:
                     flush()
-        if progress is not None:
-            progress(1)
-    flush()
+            if progress is not None:
+                progress(1)
+        flush()
+        if in_flight is not None:
+            report.add(in_flight.result())
     _quarantine(writer, rejected, report)
     return report
+
+
+def _checked(writer, pending: list[tuple[Item, object]], reject) -> list:
+    """The episodes of ``pending`` that pass the lake's checks (frames hashed in one pass)."""
+    writer.prepare([ep for _, ep in pending])
+    good, seen = [], set()
+    for item, ep in pending:
+        try:
+            writer.check(ep)
+            if ep.episode_id in seen:
+                raise InvalidRecord(f"episode_id {ep.episode_id!r} appears twice in this import")
+        except InvalidRecord as exc:
+            reject(item, str(exc))
+            writer.forget([ep])
+        else:
+            seen.add(ep.episode_id)
+            good.append(ep)
+    return good
 
 
 def _quarantine(writer, rejected: list[Rejected], report: DatasetReport) -> None:

@@ -103,8 +103,9 @@ def frame(data: bytes) -> bytes:
     return head + struct.pack("<I", masked_crc(head)) + data + struct.pack("<I", masked_crc(data))
 
 
-def write_records(path: str | os.PathLike, records: Iterable[bytes], compression: str = "GZIP") -> None:
-    opener = gzip.open if compression.upper() == "GZIP" else open
-    with opener(path, "wb") as fh:
+def write_records(path: str | os.PathLike, records: Iterable[bytes], compression: str = "GZIP",
+                  compresslevel: int = 6) -> None:
+    fh = gzip.open(path, "wb", compresslevel=compresslevel) if compression.upper() == "GZIP" else open(path, "wb")
+    with fh:
         for data in records:
             fh.write(frame(data))
