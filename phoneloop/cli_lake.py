@@ -220,6 +220,10 @@ def _import_dataset(fmt: str, files: list[str], lake: str, split: str | None, js
                                               progress=lambda n: bar.advance(task, n))
         except LakeError as exc:
             fail(str(exc))
+        except Exception as exc:  # the Hub client's HTTP and transport errors: one line, not a traceback
+            if type(exc).__module__.split(".")[0] in ("huggingface_hub", "httpx", "httpx2", "requests"):
+                fail(f"cannot read {' '.join(files)} from the Hub: {str(exc).splitlines()[0]}")
+            raise
     summary = {"dataset": fmt, "records": report.records, "written": report.written,
                "skipped_existing": report.skipped, "quarantined": report.quarantined, "steps": report.steps,
                "new_frames": report.new_frames, "reasons": report.reasons}

@@ -81,3 +81,20 @@ def test_bad_hub_urls_are_refused(url):
 def test_hub_url_revision_defaults_to_main():
     assert parse_url("hf://datasets/a/b") == ("a/b", "main")
     assert parse_url("hf://datasets/a/b@v3") == ("a/b", "v3")
+
+
+def test_cli_imports_from_the_hub_and_names_a_missing_repo(published, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    _, hub = published
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    lake = tmp_path / "lake"
+    Lake.init(lake)
+    runner = CliRunner()
+    ok = runner.invoke(app, ["lake", "import", "hf://datasets/team/phone-episodes@v1", "--lake", str(lake)])
+    assert ok.exit_code == 0 and "4 episodes written" in ok.output
+    missing = runner.invoke(app, ["lake", "import", "hf://datasets/team/nothing-here", "--lake", str(lake)])
+    assert missing.exit_code == 2 and "cannot read hf://datasets/team/nothing-here from the Hub" in missing.output
