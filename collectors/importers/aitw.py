@@ -136,6 +136,10 @@ def items(paths: list[str], known: set[str], split: str | None = None) -> Iterat
                 yield Item(origin, locator, None, rec.data, error=f"not a tf.train.Example step: {exc}")
                 continue
             ep = pending.setdefault(orig_id, _Pending())
+            if step_id in ep.steps:
+                yield Item(origin, locator, episode_id(NAME, orig_id), rec.data,
+                           error=f"episode {orig_id!r} has step_id {step_id} twice (first at {ep.steps[step_id][2]})")
+                continue
             ep.length = int(_one(feats, "episode_length", 0)) or ep.length
             known_ep = episode_id(NAME, orig_id) in known
             ep.steps[step_id] = ({} if known_ep else feats, origin, locator, b"" if known_ep else rec.data)

@@ -96,3 +96,14 @@ def test_screenshot_size_is_read_from_the_png(lake, tmp_path):
     import_dataset(lake, "aitw", [path])
     assert actions_of(lake, "aitw-small") == [{"type": "tap", "x": 540, "y": 320}]
     assert protos.features(aitw_step("x", 0, 1, 10))["results/action_type"] == [10]
+
+
+def test_a_repeated_step_is_quarantined_not_overwritten(lake, tmp_path):
+    twice = aitw_step("d", 0, 2, 5)
+    path = write_tfrecord(tmp_path / "a.tfrecord.gz", [twice, aitw_step("d", 0, 2, 6), aitw_step("d", 1, 2, 10)])
+    report = import_dataset(lake, "aitw", [path])
+    assert (report.written, report.quarantined) == (1, 1)
+    assert [a["type"] for a in actions_of(lake, "aitw-d")] == ["key", "terminate"]
+    assert actions_of(lake, "aitw-d")[0] == {"type": "key", "key": "back"}
+    (row,) = lake.sql("SELECT reason, locator FROM quarantine").to_pylist()
+    assert "step_id 0 twice" in row["reason"] and row["locator"].startswith("record 1 ")
