@@ -5,6 +5,12 @@ commits in this order: new frames, then steps, then episodes. Readers only see
 steps whose (episode_id, batch_id) has an episode row (see ``query.py``), so a
 writer killed before its episodes commit leaves nothing visible: orphan steps are
 never shown and orphan frames are harmless (content-addressed, reusable).
+
+On a local lake a batch's frames are hashed and checked in chunks on a thread pool
+while the new, valid frames of earlier chunks are already being written into the
+batch's frames file (``framefile.FrameFile``); the file is committed only if the batch
+has an episode to write. Every check (PNG structure, screenshot size against the
+device's, UI tree) still decides per episode before anything is committed.
 """
 
 from __future__ import annotations
