@@ -11,17 +11,27 @@ incomplete at the end is quarantined). Actions follow the dataset's own rules
 - ``TYPE`` (3) -> input_text; ``PRESS_BACK`` (5), ``PRESS_HOME`` (6), ``PRESS_ENTER`` (7) -> key;
 - ``STATUS_TASK_COMPLETE`` (10) / ``STATUS_TASK_IMPOSSIBLE`` (11) -> terminate(success | infeasible).
 
+``image/encoded`` holds the screenshot as raw uint8 pixels, ``image/height`` x
+``image/width`` x ``image/channels`` (the dataset's own reader does ``decode_raw`` and a
+reshape); it is encoded to PNG here (zlib level 1: AitW has millions of steps). A
+record whose bytes already are a PNG is kept as it is.
+
 Each step keeps the original ``results/*`` fields in ``meta.original`` and the UI
 annotations (OCR text and icon boxes, in pixels) in ``meta.ui_annotations``.
 """
 
 from __future__ import annotations
 
+import io
 import math
+import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 from google.protobuf.message import DecodeError
+from PIL import Image
 
 from collectors.importers import protos
 from collectors.importers.base import Item, check_unit, dataset_meta, episode_id, unit_to_px
@@ -85,8 +95,44 @@ def _ui_annotations(feats: dict, width: int, height: int) -> list[dict]:
     return out
 
 
-def _step(feats: dict) -> tuple[Step, tuple[int, int]]:
-    png = _one(feats, "image/encoded")
+PNG_LEVEL = 1
+_ENCODER: ThreadPoolExecutor | None = None
+
+
+def _encoder() -> ThreadPoolExecutor:
+    global _ENCODER
+    if _ENCODER is None:
+        _ENCODER = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="aitw-png")
+    return _ENCODER
+_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def screenshot_png(feats: dict) -> bytes:
+    """``image/encoded`` as PNG: raw (height, width, channels) uint8 pixels are encoded."""
+    data = _one(feats, "image/encoded")
+    if data[:8] == _SIGNATURE:
+        return data
+    height, width = int(_one(feats, "image/height")), int(_one(feats, "image/width"))
+    channels = int(_one(feats, "image/channels"))
+    if channels not in (1, 3, 4) or height <= 0 or width <= 0 or len(data) != height * width * channels:
+        raise InvalidRecord(f"image/encoded has {len(data)} bytes, not the raw {height}x{width}x{channels} "
+                            "pixels the record declares (and is not a PNG)")
+    pixels = np.frombuffer(data, np.uint8).reshape(height, width, channels)
+    buf = io.BytesIO()
+    Image.fromarray(pixels[:, :, 0] if channels == 1 else pixels).save(buf, "PNG", compress_level=PNG_LEVEL)
+    return buf.getvalue()
+
+
+def _png_or_error(feats: dict) -> bytes | InvalidRecord:
+    try:
+        return screenshot_png(feats)
+    except InvalidRecord as exc:
+        return exc
+
+
+def _step(feats: dict, png: bytes | InvalidRecord) -> tuple[Step, tuple[int, int]]:
+    if isinstance(png, InvalidRecord):
+        raise png
     width, height = png_size(png)
     action, original = convert_action(feats, width, height)
     meta = {"original": original, "step_id": int(_one(feats, "step_id"))}
@@ -99,9 +145,10 @@ def _step(feats: dict) -> tuple[Step, tuple[int, int]]:
 
 def _episode(orig_id: str, steps: list[dict], split: str | None) -> Episode:
     converted = []
-    for k, feats in enumerate(steps):
+    pngs = list(_encoder().map(_png_or_error, steps))  # Pillow's encoder releases the GIL
+    for k, (feats, png) in enumerate(zip(steps, pngs)):
         try:
-            converted.append(_step(feats))
+            converted.append(_step(feats, png))
         except InvalidRecord as exc:
             raise InvalidRecord(f"step {k}: {exc}") from None
     width, height = converted[0][1]

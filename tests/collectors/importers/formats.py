@@ -22,11 +22,20 @@ from tests.factory import png
 W, H = 1080, 2400
 
 
+def raw_pixels(seed: int, size=(W, H)) -> bytes:
+    """A screenshot as AitW stores it: raw uint8 RGB pixels, row-major (height, width, 3)."""
+    pixels = np.full((size[1], size[0], 3), seed % 251, dtype=np.uint8)
+    pixels[seed % size[1], :, 0] = 255
+    return pixels.tobytes()
+
+
 def aitw_step(episode: str, step: int, length: int, action_type: int, touch=(-1.0, -1.0), lift=(-1.0, -1.0),
-              text: str = "", goal: str = "turn on wifi", size=(W, H)) -> bytes:
+              text: str = "", goal: str = "turn on wifi", size=(W, H), image: bytes | None = None) -> bytes:
+    if image is None:
+        image = raw_pixels(zlib.crc32(f"{episode}/{step}".encode()), size)
     return protos.example({
         "episode_id": [episode], "step_id": [step], "episode_length": [length], "goal_info": [goal],
-        "image/encoded": [png(zlib.crc32(f"{episode}/{step}".encode()) % 10_000, size)], "image/width": [size[0]],
+        "image/encoded": [image], "image/width": [size[0]],
         "image/height": [size[1]], "image/channels": [3],
         "results/action_type": [action_type], "results/yx_touch": [float(v) for v in touch],
         "results/yx_lift": [float(v) for v in lift], "results/type_action": [text],

@@ -1,6 +1,7 @@
 """Android in the Wild: per-step Examples grouped into episodes, (y, x) -> pixels, the dataset's tap rule."""
 
 import json
+import zlib
 
 import pytest
 
@@ -107,3 +108,33 @@ def test_a_repeated_step_is_quarantined_not_overwritten(lake, tmp_path):
     assert actions_of(lake, "aitw-d")[0] == {"type": "key", "key": "back"}
     (row,) = lake.sql("SELECT reason, locator FROM quarantine").to_pylist()
     assert "step_id 0 twice" in row["reason"] and row["locator"].startswith("record 1 ")
+
+
+def test_raw_pixels_become_a_png_of_the_same_image(lake, tmp_path):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from tests.collectors.importers.formats import raw_pixels
+
+    path = write_tfrecord(tmp_path / "a.tfrecord.gz", [aitw_step("px", 0, 1, 10, size=(64, 128))])
+    import_dataset(lake, "aitw", [path])
+    png = lake.episode("aitw-px").steps[0].observation.screenshot
+    decoded = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    expected = np.frombuffer(raw_pixels(zlib.crc32(b"px/0"), (64, 128)), np.uint8).reshape(128, 64, 3)
+    assert decoded.shape == (128, 64, 3) and (decoded == expected).all()
+
+
+def test_png_bytes_are_kept_and_bad_pixel_buffers_are_quarantined(lake, tmp_path):
+    from tests.factory import corrupt_png, png
+
+    as_png = png(3, (1080, 2400))
+    records = [aitw_step("png", 0, 1, 10, image=as_png), aitw_step("short", 0, 1, 10, image=b"\x00" * 100),
+               aitw_step("corrupt", 0, 1, 10, image=corrupt_png(4))]
+    report = import_dataset(lake, "aitw", [write_tfrecord(tmp_path / "a.gz", records)])
+    assert (report.written, report.quarantined) == (1, 2)
+    assert lake.episode("aitw-png").steps[0].observation.screenshot == as_png
+    reasons = {r["episode_id"]: r["reason"] for r in lake.sql("SELECT * FROM quarantine").to_pylist()}
+    assert "not the raw 2400x1080x3 pixels" in reasons["aitw-short"]
+    assert "CRC mismatch" in reasons["aitw-corrupt"]
