@@ -45,3 +45,7 @@ class TableNotFound(LakeError):
 
 class VacuumRefused(LakeError):
     """Vacuuming would delete files that a registered dataset version needs to be rebuilt."""
+
+
+class SnapshotNotFound(LakeError):
+    """An ``as_of`` target that names no version of a table: a bad time, version or table."""

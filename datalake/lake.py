@@ -26,7 +26,8 @@ from deltalake import DeltaTable, write_deltalake
 
 from datalake import migrate, query, storage
 from datalake import schema as S
-from datalake.errors import EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound, VacuumRefused
+from datalake.errors import (EpisodeNotFound, LakeError, LakeNeedsMigration, LakeNotFound, SnapshotNotFound,
+                             VacuumRefused)
 from datalake.frames import FrameIndex
 from datalake.types import Action, Device, Episode, Observation, Step
 from datalake.writer import FRAME_PROPS, ROW_PROPS, EpisodeWriter, Rejected, WriteReport
@@ -73,14 +74,28 @@ class Lake:
         return cls(uri, storage_options=storage_options)
 
     def as_of(self, when: Snapshot) -> Lake:
-        """A read-only view of the lake at table versions ({table: version}) or a time."""
+        """A read-only view of the lake at table versions ({table: version}) or a time.
+
+        A bad target (unparseable time, unknown table, a version that is not an integer)
+        raises ``SnapshotNotFound`` here; a version the table never had raises it on the
+        first read."""
         if isinstance(when, str):
-            when = datetime.fromisoformat(when)
+            try:
+                when = datetime.fromisoformat(when)
+            except ValueError:
+                raise SnapshotNotFound(f"as_of time {when!r} is not an ISO 8601 time "
+                                       "(e.g. 2026-12-01T10:00:00Z)") from None
         if isinstance(when, datetime) and when.tzinfo is None:
             when = when.replace(tzinfo=timezone.utc)
         if isinstance(when, dict):
-            for name in when:
-                S.schema_of(name)
+            for name, version in when.items():
+                if name not in S.TABLES:
+                    raise SnapshotNotFound(f"as_of names no table {name!r} (tables: {', '.join(S.TABLES)})")
+                if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+                    raise SnapshotNotFound(f"as_of version of {name!r} must be a non-negative integer, "
+                                           f"got {version!r}")
+        elif not isinstance(when, datetime):
+            raise SnapshotNotFound(f"as_of takes {{table: version}} or a time, got {type(when).__name__}")
         return Lake(self.uri, storage_options=self.storage_options, snapshot=when)
 
     # -- tables -------------------------------------------------------------------------
@@ -112,10 +127,15 @@ class Lake:
         if self.schema_version < S.SCHEMA_VERSION and name not in migrate.tables_at(self.schema_version):
             return None  # a table of a later schema, absent from this older lake: reads as empty
         dt = DeltaTable(self.table_uri(name), storage_options=self.storage_options)
-        if isinstance(self.snapshot, dict) and name in self.snapshot:
-            dt.load_as_version(int(self.snapshot[name]))
-        elif isinstance(self.snapshot, datetime):
-            dt.load_as_version(self.snapshot)
+        target = self.snapshot.get(name) if isinstance(self.snapshot, dict) else self.snapshot
+        if target is not None:
+            latest = dt.version()
+            try:
+                dt.load_as_version(target)
+            except Exception as exc:  # deltalake raises DeltaError or ValueError, version- and time-dependent
+                what = f"version {target}" if isinstance(target, int) else \
+                    f"version at {target.isoformat()} ({str(exc).splitlines()[0]})"
+                raise SnapshotNotFound(f"table {name!r} has no {what}; latest is version {latest}") from None
         return dt
 
     def versions(self) -> dict[str, int]:

@@ -5,6 +5,12 @@ commits in this order: new frames, then steps, then episodes. Readers only see
 steps whose (episode_id, batch_id) has an episode row (see ``query.py``), so a
 writer killed before its episodes commit leaves nothing visible: orphan steps are
 never shown and orphan frames are harmless (content-addressed, reusable).
+
+On a local lake a batch's frames are hashed and checked in chunks on a thread pool
+while the new, valid frames of earlier chunks are already being written into the
+batch's frames file (``framefile.FrameFile``); the file is committed only if the batch
+has an episode to write. Every check (PNG structure, screenshot size against the
+device's, UI tree) still decides per episode before anything is committed.
 """
 
 from __future__ import annotations
@@ -17,13 +23,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from deltalake import ColumnProperties, DeltaTable, WriterProperties, write_deltalake
-from deltalake.transaction import AddAction
 
 from datalake import schema as S
 from datalake.errors import InvalidRecord
+from datalake.framefile import ROW_GROUP_ROWS, FrameFile
 from datalake.png import check_png
 from datalake.types import ACTION_VERSION, Episode, Observation
 from datalake.uitree import parse_ui_tree
@@ -33,7 +37,8 @@ DEFAULT_MAX_UI_TREE_BYTES = 2 * 1024 * 1024
 # PNG bytes are already compressed; small row groups keep a single-frame read small.
 # No dictionary or min/max statistics for the PNG column: both cost a pass over every
 # 135 KB blob and help no query; the sha column keeps its statistics for pruning.
-FRAME_PROPS_ROWS = 64
+FRAME_PROPS_ROWS = ROW_GROUP_ROWS
+FRAME_CHUNK = 64  # frames hashed and checked per task while earlier chunks are written
 FRAME_PROPS = WriterProperties(
     max_row_group_size=FRAME_PROPS_ROWS, compression="UNCOMPRESSED",
     column_properties={"png": ColumnProperties(dictionary_enabled=False, statistics_enabled="NONE",
@@ -141,7 +146,7 @@ class EpisodeWriter:
     """Appends validated episodes to a lake; rejects go to quarantine with a reason."""
 
     def __init__(self, lake, *, max_ui_tree_bytes: int = DEFAULT_MAX_UI_TREE_BYTES,
-                 on_commit: CommitHook | None = None):
+                 on_commit: CommitHook | None = None, known_ids: set[str] | None = None):
         self.lake = lake
         self.max_ui_tree_bytes = max_ui_tree_bytes
         self.on_commit = on_commit
@@ -149,7 +154,7 @@ class EpisodeWriter:
         # commits. A concurrent writer may commit the same id meanwhile: the views keep
         # the first commit of an id, so a race costs space, never correctness.
         self._known_frames: set[str] | None = None
-        self._known_ids: set[str] | None = None
+        self._known_ids: set[str] | None = None if known_ids is None else set(known_ids)
         self._checked_frames: dict[str, tuple[int, int]] = {}
         self._tables: dict[str, DeltaTable] = {}
 
@@ -180,13 +185,18 @@ class EpisodeWriter:
         return size
 
     def check(self, ep: Episode) -> None:
-        """Checks beyond the types' own: PNG structure, UI tree size and syntax."""
+        """Checks beyond the types' own: PNG structure, screenshot size against the device's
+        (as given or rotated), UI tree size and syntax."""
+        device = (ep.device.width, ep.device.height)
         for i, step in enumerate(ep.steps):
             obs = step.observation
             try:
-                self._frame_size(obs)
+                size = self._frame_size(obs)
             except InvalidRecord as exc:
                 raise InvalidRecord(f"step {i}: {exc}") from None
+            if size != device and size[::-1] != device:
+                raise InvalidRecord(f"step {i}: screenshot is {size[0]}x{size[1]}, but the episode's device is "
+                                    f"{device[0]}x{device[1]} (neither as given nor rotated)")
             if obs.ui_tree is not None:
                 size = len(obs.ui_tree.encode("utf-8"))
                 if size > self.max_ui_tree_bytes:
@@ -197,12 +207,22 @@ class EpisodeWriter:
                 except InvalidRecord as exc:
                     raise InvalidRecord(f"step {i}: {exc}") from None
 
+    def forget(self, episodes: Iterable[Episode]) -> None:
+        """Drop the cached frame checks of ``episodes`` (only needed within a batch). Entries
+        of other episodes stay: a caller may be checking the next batch on another thread."""
+        for ep in episodes:
+            for step in ep.steps:
+                self._checked_frames.pop(step.observation.sha256, None)
+
     # -- writing --------------------------------------------------------------------
     def write(self, episodes: Iterable[Episode], origin: str = "api", *, checked: bool = False) -> WriteReport:
         """Write one batch. ``checked=True`` skips ``check`` for episodes the caller already checked."""
         report = WriteReport()
         episodes = list(episodes)
-        if not checked:
+        created, streamed = S.now(), None
+        if not checked and "://" not in self.lake.uri:
+            streamed = self._stream_frames(episodes, created)  # hashes, checks and writes new frames
+        elif not checked:
             self.prepare(episodes)
         good: list[Episode] = []
         rejected: list[Rejected] = []
@@ -226,26 +246,32 @@ class EpisodeWriter:
         report.skipped = sum(ep.episode_id in self._known_ids for ep in good)
         good = [ep for ep in good if ep.episode_id not in self._known_ids]
         if good:
-            self._commit(good, report)
-        self._checked_frames.clear()  # only needed within a batch; keeps a long-lived writer small
+            self._commit(good, report, created, streamed)
+        elif streamed is not None:
+            streamed.discard()
+        self.forget(episodes)
         if rejected:
             self.quarantine(rejected)
             report.quarantined = len(rejected)
             report.reasons = [r.reason for r in rejected]
         return report
 
-    def _commit(self, episodes: list[Episode], report: WriteReport) -> None:
+    def _commit(self, episodes: list[Episode], report: WriteReport, created=None,
+                streamed: FrameFile | None = None) -> None:
+        """Frames, then steps, then episodes: readers see an episode only once all of it is in."""
         batch_id = uuid.uuid4().hex
-        created = S.now()
-        frames = self._new_frames(episodes, created)
-        if frames is not None:
-            self._append_frames(frames)
-            report.new_frames = frames.num_rows
+        created = created or S.now()
+        if streamed is not None:
+            self._commit_frame_file(streamed)
+            report.new_frames = streamed.rows
+        else:
+            frames = self._new_frames(episodes, created)
+            if frames is not None:
+                self._append_frames(frames)
+                report.new_frames = frames.num_rows
         steps = self._step_rows(episodes, batch_id)
         self._append("steps", steps, ROW_PROPS)
         self._append("episodes", self._episode_rows(episodes, batch_id, created), ROW_PROPS)
-        if frames is not None:
-            self._known_frames.update(frames.column("sha256").to_pylist())
         self._known_ids.update(ep.episode_id for ep in episodes)
         report.written = len(episodes)
         report.steps = steps.num_rows
@@ -266,28 +292,61 @@ class EpisodeWriter:
             self.on_commit(table, data.num_rows)
 
     def _append_frames(self, data: pa.Table) -> None:
-        """Frames are most of the bytes: on a local lake pyarrow writes the file (20-30%
-        faster than delta-rs' writer here) and delta-rs commits it, with its statistics."""
         uri = self.lake.table_uri("frames")
         if "://" in uri:
             self._append("frames", data, FRAME_PROPS)
+            self._known_frames.update(data.column("sha256").to_pylist())
             return
-        name = f"part-{uuid.uuid4().hex}-c000.parquet"
-        path = os.path.join(uri, name)
-        pq.write_table(data, path, compression="none", row_group_size=FRAME_PROPS_ROWS,
-                       use_dictionary=["sha256"], write_statistics=["sha256", "width", "height", "nbytes"])
-        stats = {"numRecords": data.num_rows, "minValues": {}, "maxValues": {},
-                 "nullCount": {name: 0 for name in data.column_names}}
-        for column in ("sha256", "width", "height", "nbytes"):
-            values = data.column(column)
-            stats["minValues"][column] = pc.min(values).as_py()
-            stats["maxValues"][column] = pc.max(values).as_py()
-        info = os.stat(path)
-        action = AddAction(name, info.st_size, {}, int(info.st_mtime * 1000), True, json.dumps(stats))
+        file = FrameFile(uri)
+        file.append(data)
+        self._commit_frame_file(file)
+
+    def _commit_frame_file(self, file: FrameFile) -> None:
+        action = file.close()
+        if action is None:
+            return
         self._table("frames").create_write_transaction([action], mode="append", schema=S.FRAMES)
         self.lake.invalidate()
+        self._known_frames.update(file.shas)
         if self.on_commit is not None:
-            self.on_commit("frames", data.num_rows)
+            self.on_commit("frames", file.rows)
+
+    def _stream_frames(self, episodes: list[Episode], created) -> FrameFile:
+        """Hash and check the frames of ``episodes`` in chunks on the pool while writing the
+        new, valid ones of earlier chunks into one frames file (committed by ``_commit``, or
+        discarded). Frames of episodes rejected later are harmless orphans (content-addressed)."""
+        if self._known_frames is None:
+            self._known_frames = self.lake.column_values("frames", "sha256")
+        todo = list({id(s.observation): s.observation for ep in episodes for s in ep.steps}.values())
+        chunks = [todo[i:i + FRAME_CHUNK] for i in range(0, len(todo), FRAME_CHUNK)]
+        futures = [_pool().submit(self._check_frames, chunk) for chunk in chunks]
+        file = FrameFile(self.lake.table_uri("frames"))
+        written: set[str] = set()
+        try:
+            for chunk, future in zip(chunks, futures):
+                future.result()
+                new = {}
+                for obs in chunk:
+                    sha = obs.sha256
+                    if sha not in self._known_frames and sha not in written and sha in self._checked_frames:
+                        new[sha] = obs
+                table = self._frames_table(new, created)
+                if table is not None:
+                    file.append(table)
+                    written.update(new)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            file.discard()
+            raise
+        return file
+
+    def _check_frames(self, chunk) -> None:
+        for obs in chunk:
+            try:
+                self._frame_size(obs)
+            except InvalidRecord:
+                pass  # reported with its step number by check()
 
     def _new_frames(self, episodes: list[Episode], created) -> pa.Table | None:
         if self._known_frames is None:
@@ -298,6 +357,9 @@ class EpisodeWriter:
                 sha = step.observation.sha256
                 if sha not in self._known_frames and sha not in batch:
                     batch[sha] = step.observation
+        return self._frames_table(batch, created)
+
+    def _frames_table(self, batch: dict[str, Observation], created) -> pa.Table | None:
         if not batch:
             return None
         shas = sorted(batch)  # sorted shas give selective row-group statistics

@@ -110,7 +110,7 @@ def sql(
         fail(f"--format must be table, json or csv, not {fmt!r}")
     opened = open_lake(lake)
     if as_of:
-        opened = opened.as_of(json.loads(as_of) if as_of.lstrip().startswith("{") else as_of)
+        opened = _as_of(opened, as_of)
     try:
         result = opened.sql(query)
     except Exception as exc:  # duckdb raises many error types; all mean "bad query"
@@ -118,6 +118,22 @@ def sql(
             fail(f"query failed: {exc}")
         raise
     print_table(result, fmt)
+
+
+def _as_of(opened: Lake, as_of: str) -> Lake:
+    """The lake at ``--as-of`` (JSON versions or an ISO time), every table loaded; one-line errors."""
+    target: object = as_of
+    if as_of.lstrip().startswith("{"):
+        try:
+            target = json.loads(as_of)
+        except json.JSONDecodeError as exc:
+            fail(f"--as-of is not valid JSON ({exc.msg} at column {exc.colno}): {as_of}")
+    try:
+        pinned = opened.as_of(target)
+        pinned.versions()
+    except LakeError as exc:
+        fail(f"--as-of: {exc}")
+    return pinned
 
 
 @app.command()
@@ -145,30 +161,76 @@ def show(episode_id: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) -
 
 @app.command("import")
 def import_(
-    files: Annotated[list[Path], typer.Argument(help="Interchange JSONL files (docs/interchange.md).")],
+    files: Annotated[list[str], typer.Argument(
+        help="Interchange JSONL files, a dataset's files or folders (with --format), or hf://datasets/ORG/NAME[@REV].")],
     lake: LakeOpt = "./lake",
-    workers: Annotated[int, typer.Option(help="Processes (spawned), one file each.")] = 1,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl (the lake's own), androidcontrol, aitw, gui-odyssey, "
+                                                      "amex, androidworld or hub; hf:// paths imply hub.")] = "jsonl",
+    split: Annotated[str | None, typer.Option(help="Split name recorded in meta.dataset (public datasets).")] = None,
+    workers: Annotated[int, typer.Option(help="Processes (spawned), one file each (jsonl only).")] = 1,
     batch: Annotated[int, typer.Option(help="Episodes per commit.")] = interchange.DEFAULT_BATCH_EPISODES,
     max_ui_tree_kb: Annotated[int, typer.Option(help="Larger UI trees are quarantined.")] = 2048,
     json_out: JsonOpt = False,
 ) -> None:
     """Import episodes; bad records go to quarantine (exit code 1 if any did).
 
+    Public datasets are read in their published form; rerunning skips episodes already imported.
+
     Example: phoneloop lake import demos/episodes.jsonl
+
+    Example: phoneloop lake import --format aitw aitw/general-*.tfrecord.gz --split train
+
+    Example: phoneloop lake import hf://datasets/acme/phone-episodes@v3
     """
-    for path in files:
+    if fmt == "jsonl" and files and all(f.startswith("hf://") for f in files):
+        fmt = "hub"
+    if fmt != "jsonl":
+        _import_dataset(fmt, files, lake, split, json_out)
+        return
+    paths = [Path(f) for f in files]
+    for path in paths:
         if not path.is_file():
             fail(f"no such file: {path}")
     opened = open_lake(lake)
-    total = sum(_count_lines(p) for p in files)
+    total = sum(_count_lines(p) for p in paths)
     with progress_bars() as bar:
         task = bar.add_task("importing", total=total)
-        report = interchange.import_files(opened, files, workers=workers, batch_episodes=batch,
+        report = interchange.import_files(opened, paths, workers=workers, batch_episodes=batch,
                                           max_ui_tree_bytes=max_ui_tree_kb * 1024,
                                           progress=lambda n: bar.advance(task, n))
     summary = {"lines": report.lines, "written": report.written, "skipped_existing": report.skipped,
                "quarantined": report.quarantined, "steps": report.steps, "new_frames": report.new_frames,
                "reasons": report.reasons}
+    _print_import(summary, report, json_out)
+
+
+def _import_dataset(fmt: str, files: list[str], lake: str, split: str | None, json_out: bool) -> None:
+    from collectors import importers
+
+    if fmt not in importers.FORMATS:
+        fail(f"--format must be jsonl or one of {', '.join(sorted(importers.FORMATS))}, not {fmt!r}")
+    for f in files:
+        if fmt != "hub" and not Path(f).exists():
+            fail(f"no such file or folder: {f}")
+    opened = open_lake(lake)
+    with progress_bars() as bar:
+        task = bar.add_task(f"importing {fmt}", total=None)
+        try:
+            report = importers.import_dataset(opened, fmt, files, split=split,
+                                              progress=lambda n: bar.advance(task, n))
+        except LakeError as exc:
+            fail(str(exc))
+        except Exception as exc:  # the Hub client's HTTP and transport errors: one line, not a traceback
+            if type(exc).__module__.split(".")[0] in ("huggingface_hub", "httpx", "httpx2", "requests"):
+                fail(f"cannot read {' '.join(files)} from the Hub: {str(exc).splitlines()[0]}")
+            raise
+    summary = {"dataset": fmt, "records": report.records, "written": report.written,
+               "skipped_existing": report.skipped, "quarantined": report.quarantined, "steps": report.steps,
+               "new_frames": report.new_frames, "reasons": report.reasons}
+    _print_import(summary, report, json_out)
+
+
+def _print_import(summary: dict, report, json_out: bool) -> None:
     if json_out:
         print_json(summary)
     else:

@@ -43,7 +43,7 @@ def print_table(table: pa.Table, fmt: str = "table", title: str | None = None) -
         print_json(rows_of(table))
     elif fmt == "csv":
         buf = io.StringIO()
-        writer = csv.writer(buf)
+        writer = csv.writer(buf, lineterminator="\n")  # \r\n would end up in piped ids
         writer.writerow(table.column_names)
         for row in rows_of(table):
             writer.writerow(["" if v is None else v for v in row.values()])

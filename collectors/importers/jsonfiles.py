@@ -1,0 +1,64 @@
+"""Shared by the per-episode-JSON datasets (GUI-Odyssey, AMEX): finding the episode
+files under the paths given, reading one, and loading a screenshot by name from the
+folders the dataset keeps them in, never outside them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from collectors.importers.base import Item
+from datalake.errors import InvalidRecord
+
+
+def episode_files(paths: list[str]) -> Iterator[Path]:
+    """Every ``*.json`` given, or found (sorted, recursively) in a folder given."""
+    for p in map(Path, paths):
+        if p.is_dir():
+            yield from sorted(p.rglob("*.json"))
+        else:
+            yield p
+
+
+def read_json(path: Path) -> tuple[bytes, dict]:
+    raw = path.read_bytes()
+    try:
+        record = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidRecord(f"not valid JSON: {exc}") from None
+    if not isinstance(record, dict):
+        raise InvalidRecord("an episode file must hold a JSON object")
+    return raw, record
+
+
+def screenshot(name, folders: list[Path]) -> bytes:
+    """The PNG called ``name`` in the first of ``folders`` that has it."""
+    if not isinstance(name, str) or not name or Path(name).is_absolute() or "\\" in name:
+        raise InvalidRecord(f"screenshot name {name!r} must be a relative path")
+    for folder in folders:
+        root = folder.resolve()
+        path = (root / name).resolve()
+        if not path.is_relative_to(root):
+            raise InvalidRecord(f"screenshot {name!r} leaves the dataset folder")
+        if path.is_file():
+            return path.read_bytes()
+    raise InvalidRecord(f"screenshot {name!r} is missing (looked in {', '.join(str(f) for f in folders)})")
+
+
+def items(paths: list[str], known: set[str], convert: Callable[[Path, dict], object],
+          lake_id_of: Callable[[Path, dict], str]) -> Iterator[Item]:
+    """One item per episode file: skipped, converted by ``convert``, or rejected with the reason."""
+    for path in episode_files(paths):
+        origin, lake_id, raw = str(path), None, b""
+        try:
+            raw, record = read_json(path)
+            lake_id = lake_id_of(path, record)
+            if lake_id in known:
+                yield Item(origin, "file", lake_id, skipped=True)
+                continue
+            episode = convert(path, record)
+        except (InvalidRecord, OSError) as exc:
+            yield Item(origin, "file", lake_id, raw, error=str(exc))
+        else:
+            yield Item(origin, "file", lake_id, episode=episode)

@@ -1,0 +1,100 @@
+"""lake -> `datasets push` (curation's episodes export) -> loopback Hub -> `lake import hf://...` -> another lake."""
+
+from pathlib import Path
+
+import pytest
+
+from collectors.importers import import_dataset
+from collectors.importers.hub import parse_url
+from curation.build import curate
+from curation.hub import push_folder
+from curation.recipe import parse_recipe
+from datalake.errors import InvalidRecord
+from datalake.lake import Lake
+from tests.factory import episode
+from tests.hub_server import HubServer
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+RECIPE = """name: pub
+select: SELECT episode_id FROM episodes
+ops:
+  - op: filter
+    min_steps: 1
+exports:
+  - format: episodes
+"""
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """A lake of four episodes curated into a version and pushed to a loopback Hub as v1."""
+    root = tmp_path_factory.mktemp("hub")
+    source = Lake.init(root / "source")
+    source.write_episodes([episode(k, n_steps=2 + k, app=f"app{k}", source=("human", "agent")[k % 2],
+                                   outcome=("success", "failure")[k % 2]) for k in range(4)])
+    dv = curate(source, parse_recipe(RECIPE))
+    with HubServer() as hub:
+        push_folder(Path(dv.path),
+                    "team/phone-episodes", revision_tag="v1", token=hub.token, endpoint=hub.url)
+        yield source, hub
+
+
+def test_hub_round_trip_gives_identical_episodes(published, tmp_path, monkeypatch):
+    source, hub = published
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    target = Lake.init(tmp_path / "target")
+    report = import_dataset(target, "hub", ["hf://datasets/team/phone-episodes@v1"])
+    assert (report.written, report.quarantined) == (4, 0)
+    ids = source.sql("SELECT episode_id FROM episodes ORDER BY episode_id").column(0).to_pylist()
+    assert target.sql("SELECT episode_id FROM episodes ORDER BY episode_id").column(0).to_pylist() == ids
+    for episode_id in ids:
+        a, b = source.episode(episode_id), target.episode(episode_id)
+        for field in ("instruction", "source", "app", "category", "task", "outcome", "verified_by"):
+            assert getattr(a, field) == getattr(b, field), field
+        assert (a.device.width, a.device.height, a.device.kind) == (b.device.width, b.device.height, b.device.kind)
+        assert [s.action for s in a.steps] == [s.action for s in b.steps]
+        assert [s.observation.screenshot for s in a.steps] == [s.observation.screenshot for s in b.steps]
+        assert b.meta["dataset"]["name"] == "hf://datasets/team/phone-episodes" and len(b.meta["dataset"]["revision"]) == 40
+    again = import_dataset(target, "hub", ["hf://datasets/team/phone-episodes@v1"])
+    assert (again.written, again.skipped) == (0, 4)
+
+
+def test_a_repo_without_an_episodes_export_is_reported(published, tmp_path, monkeypatch):
+    _, hub = published
+    folder = tmp_path / "v"
+    (folder / "sft").mkdir(parents=True)
+    (folder / "sft" / "train-00000-of-00001.parquet").write_bytes(b"PAR1")
+    (folder / "README.md").write_text("---\nconfigs: []\n---\n")
+    push_folder(folder, "team/only-sft", revision_tag="v1", token=hub.token, endpoint=hub.url)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    report = import_dataset(Lake.init(tmp_path / "l"), "hub", ["hf://datasets/team/only-sft"])
+    assert report.quarantined == 1 and "no episodes/*.parquet export" in report.reasons[0]
+
+
+@pytest.mark.parametrize("url", ["hf://models/a/b", "https://huggingface.co/datasets/a/b", "hf://datasets/a"])
+def test_bad_hub_urls_are_refused(url):
+    with pytest.raises(InvalidRecord, match="is not hf://datasets/ORG/NAME"):
+        parse_url(url)
+
+
+def test_hub_url_revision_defaults_to_main():
+    assert parse_url("hf://datasets/a/b") == ("a/b", "main")
+    assert parse_url("hf://datasets/a/b@v3") == ("a/b", "v3")
+
+
+def test_cli_imports_from_the_hub_and_names_a_missing_repo(published, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    _, hub = published
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    lake = tmp_path / "lake"
+    Lake.init(lake)
+    runner = CliRunner()
+    ok = runner.invoke(app, ["lake", "import", "hf://datasets/team/phone-episodes@v1", "--lake", str(lake)])
+    assert ok.exit_code == 0 and "4 episodes written" in ok.output
+    missing = runner.invoke(app, ["lake", "import", "hf://datasets/team/nothing-here", "--lake", str(lake)])
+    assert missing.exit_code == 2 and "cannot read hf://datasets/team/nothing-here from the Hub" in missing.output
