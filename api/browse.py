@@ -148,6 +148,8 @@ class Browser:
         episode["meta"] = json.loads(episode.pop("meta_json") or "{}")
         for key in ("rollout_id", "eval_id", "seed"):
             episode[key] = episode["meta"].get(key)
+        if episode["score"] is None and isinstance(episode["meta"].get("score"), (int, float)):
+            episode["score"] = float(episode["meta"]["score"])  # the loop records it in meta
         steps = self.sql("""
             SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought, raw_output,
                    meta_json, pairing, ui_tree IS NOT NULL AS has_tree,

@@ -26,6 +26,8 @@ from datalake.types import OUTCOMES, PURPOSES, SOURCES, VERIFIERS
 _META = "json_extract_string(e.meta_json, '$.{key}')"
 STOP_SQL = ("coalesce(e.failure_reason, json_extract_string(e.meta_json, '$.failure_reason'), "
             "json_extract_string(e.meta_json, '$.stopped'), 'terminated')")
+# the verifier's score: the v2 column, else what the episode loop put in meta (collectors/loop.py)
+SCORE_SQL = "coalesce(e.score, try_cast(json_extract(e.meta_json, '$.score') AS DOUBLE))"
 FILTER_SQL = {
     "source": "e.source", "app": "e.app", "category": "e.category", "task": "e.task",
     "template": _META.format(key="template"), "policy": "e.policy", "round": "e.round",
@@ -39,13 +41,12 @@ SORTS = {
     "newest": "e.created_at DESC, e.batch_seq, e.episode_id",
     "oldest": "e.created_at, e.batch_seq, e.episode_id",
     "steps": "e.num_steps DESC, e.episode_id", "fewest-steps": "e.num_steps, e.episode_id",
-    "score": "e.score DESC NULLS LAST, e.episode_id", "lowest-score": "e.score NULLS LAST, e.episode_id",
+    "score": f"{SCORE_SQL} DESC NULLS LAST, e.episode_id", "lowest-score": f"{SCORE_SQL} NULLS LAST, e.episode_id",
     "instruction": "e.instruction, e.episode_id", "task": "e.task NULLS LAST, e.episode_id",
 }
 SEARCHED = "lower(concat_ws(' ', e.instruction, e.task, e.app))"
 LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task", "phone", "outcome",
-                "verified_by", "recorded_outcome", "human_outcome", "policy", "round", "num_steps", "score",
-                "purpose", "perturbation", "created_at")
+                "verified_by", "recorded_outcome", "human_outcome", "policy", "round", "num_steps", "purpose", "perturbation", "created_at")
 
 Name = Field(None, min_length=1, max_length=200)
 
@@ -110,7 +111,7 @@ def list_sql(filters: EpisodeFilters) -> tuple[str, str, list[Any]]:
     cond, params = where(filters)
     cols = ", ".join(f"e.{c}" for c in LIST_COLUMNS)
     count = f"SELECT count(*) AS n FROM episodes_resolved e {cond}"
-    page = (f"SELECT {cols}, {STOP_SQL} AS stop FROM episodes_resolved e {cond} "
+    page = (f"SELECT {cols}, {SCORE_SQL} AS score, {STOP_SQL} AS stop FROM episodes_resolved e {cond} "
             f"ORDER BY {SORTS[filters.sort]} LIMIT ? OFFSET ?")
     return count, page, params
 
