@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
@@ -40,6 +41,8 @@ from api.settings import ApiSettings
 from datalake.errors import EpisodeNotFound, FrameNotFound
 from datalake.lake import Lake
 
+DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:")
 FRAME_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable", "Access-Control-Allow-Origin": "*"}
 
 _ERRORS: list[tuple[type[Exception], int]] = [
@@ -69,7 +72,7 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     """The ASGI app over a lake (a URI or an open ``Lake``); raises LakeNotFound early."""
     lake = Lake.open(lake) if isinstance(lake, str) else lake
     settings = ApiSettings.from_env() if settings is None else settings
-    app = FastAPIOffline(title="phoneloop", version="1", static_url="/static-docs",
+    app = FastAPIOffline(title="phoneloop", version="1", static_url="/static-docs", redoc_url=None,
                          summary="Browse trajectories and evaluations, fetch frames, query the lake.")
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
@@ -86,6 +89,14 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     return app
+
+
+@router.get("/redoc", include_in_schema=False)
+async def redoc() -> HTMLResponse:
+    """ReDoc from fastapi-offline's packaged copy; the CSP keeps it from fetching its CDN logo."""
+    page = get_redoc_html(openapi_url="/openapi.json", title="phoneloop - ReDoc", with_google_fonts=False,
+                          redoc_js_url="/static-docs/redoc.standalone.js", redoc_favicon_url="/static-docs/favicon.png")
+    return HTMLResponse(page.body, headers={"Content-Security-Policy": DOCS_CSP})
 
 
 @router.get("/health", response_model=Health, tags=["service"])

@@ -4,13 +4,16 @@
   const steps = Array.from(document.querySelectorAll("section.step"));
   const thumbs = Array.from(document.querySelectorAll("#filmstrip .thumb"));
   if (!steps.length) return;
-  let current = Math.max(0, steps.findIndex((s) => "#" + s.id === location.hash));
+  // the hash is #step=N (N: the step index), so the browser
+  // never scrolls to an anchor; #step-N links of older pages still work
+  const wanted = /^#step[=-](\d+)$/.exec(location.hash);
+  let current = wanted ? Math.max(0, steps.findIndex((s) => s.dataset.step === wanted[1])) : 0;
   function show(i) {
     current = Math.min(Math.max(i, 0), steps.length - 1);
     steps.forEach((s, j) => s.classList.toggle("current", j === current));
     thumbs.forEach((t, j) => t.classList.toggle("current", j === current));
     document.body.dataset.currentStep = String(current);
-    history.replaceState(null, "", "#" + steps[current].id);
+    history.replaceState(null, "", "#step=" + steps[current].dataset.step);
     if (thumbs[current]) thumbs[current].scrollIntoView({ block: "nearest", inline: "center" });
   }
   function go(id) {
@@ -62,4 +65,5 @@
     if (box.open && !box.dataset.loaded) loadTree(box);
   }));
   show(current);
+  if (location.hash.startsWith("#step-")) window.addEventListener("load", () => window.scrollTo(0, 0));
 })();
