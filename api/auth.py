@@ -27,7 +27,7 @@ from api.settings import ApiSettings
 WEBHOOK_HEADER = "X-Webhook-Secret"
 COOKIE = "phoneloop_session"
 
-_bearer = HTTPBearer(auto_error=False, description="PHONELOOP_API_TOKEN")
+bearer = HTTPBearer(auto_error=False, description="PHONELOOP_API_TOKEN")
 _webhook_secret = APIKeyHeader(name=WEBHOOK_HEADER, auto_error=False, description="PHONELOOP_WEBHOOK_SECRET")
 
 
@@ -39,7 +39,7 @@ def _same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-async def require_token(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+async def require_token(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
     token = _settings(request).token
     if token is None:
         raise HTTPException(503, "this route needs PHONELOOP_API_TOKEN to be set on the server")
@@ -63,7 +63,7 @@ def _has_session(request: Request) -> bool:
     return token is not None and cookie is not None and _same(cookie, session_value(token))
 
 
-async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
     if _settings(request).auth_reads and not _has_session(request):
         await require_token(request, credentials)
 
@@ -74,7 +74,7 @@ def frame_access_allowed(request: Request) -> bool:
     return False
 
 
-async def frame_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+async def frame_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
     if not frame_access_allowed(request):
         await read_access(request, credentials)
 
