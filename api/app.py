@@ -65,7 +65,7 @@ BrowserDep = Annotated[Browser, Depends(_browser)]
 EpisodeId = Annotated[str, PathParam(min_length=1, max_length=200)]
 EvalId = Annotated[str, PathParam(min_length=1, max_length=200)]
 router = APIRouter()
-reads = APIRouter(dependencies=[Depends(read_access)])
+reads = APIRouter(dependencies=[Depends(read_access), Depends(tidy.known_params)])
 frames = APIRouter(dependencies=[Depends(frame_access)])
 
 
@@ -83,8 +83,8 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.include_router(reads)
     app.include_router(frames)
     app.include_router(viewer.public)
-    app.include_router(viewer.router, dependencies=[Depends(read_access)])
-    app.include_router(viewer_evals.router, dependencies=[Depends(read_access)])
+    app.include_router(viewer.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
+    app.include_router(viewer_evals.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
     for error, code in _ERRORS:
         app.add_exception_handler(error, _handler(code))

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable
 from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel
 
 MAX_MESSAGE = 500
 MAX_NAME = 80
@@ -40,3 +46,32 @@ def validation_errors(errors: list[dict[str, Any]] | Any) -> list[dict[str, Any]
 def is_page(path: str) -> bool:
     """Whether a path is one of the viewer's HTML pages (errors there are HTML, not JSON)."""
     return not path.startswith(_NOT_PAGES)
+
+
+def _declared(endpoint: Callable) -> frozenset[str]:
+    """The names an endpoint takes (a pydantic query model contributes its fields)."""
+    names = set()
+    for name, hint in typing.get_type_hints(endpoint, include_extras=True).items():
+        base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+        if isinstance(base, type) and issubclass(base, BaseModel):
+            names |= set(base.model_fields)
+        else:
+            names.add(name)
+    return frozenset(names)
+
+
+_DECLARED: dict[Callable, frozenset[str]] = {}
+
+
+async def known_params(request: Request) -> None:
+    """A route dependency: a query parameter the route does not take is a 422 naming it."""
+    route = request.scope.get("route")
+    endpoint = getattr(route, "endpoint", None)
+    if endpoint is None:
+        return
+    if endpoint not in _DECLARED:
+        _DECLARED[endpoint] = _declared(endpoint)
+    unknown = [k for k in request.query_params if k not in _DECLARED[endpoint]]
+    if unknown:
+        raise RequestValidationError([{"type": "extra_forbidden", "loc": ["query", k], "msg": "unknown parameter"}
+                                      for k in unknown])

@@ -111,3 +111,11 @@ def test_page_lists_facets_with_counts_and_keeps_the_filter_in_links(rclient):
     assert '<option value="ClockAddAlarm" selected>ClockAddAlarm (5)</option>' in html
     assert 'name="q" value="alarm"' in html
     assert html.count("?q=alarm&amp;task=ClockAddAlarm\">") == 5 or html.count("?q=alarm&task=ClockAddAlarm\"") == 5
+
+
+@pytest.mark.parametrize("path", ["/api/datasets", "/api/models", "/api/evals", "/datasets", "/evals",
+                                  f"/api/evals/{EVAL_ID}", "/datasets/sft-mix/v1"])
+def test_every_route_refuses_parameters_it_does_not_take(rclient, path):
+    r = rclient.get(path, params={"sortby": "name"})
+    assert r.status_code == 422 and "sortby" in r.text
+    assert rclient.get(path).status_code == 200

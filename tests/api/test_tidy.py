@@ -105,7 +105,7 @@ def test_dataset_exports_outside_the_version_folder_are_not_read(fresh_lake, fre
     folder.mkdir(parents=True)
     row = dataset_row(folder=str(folder))
     row["exports_json"] = json.dumps({"path": str(folder), "formats": {"sft": {"train": {
-        "files": [f"../../elsewhere/sft/train-0.parquet", str(outside / "sft" / "train-0.parquet")]}}}})
+        "files": ["../../elsewhere/sft/train-0.parquet", str(outside / "sft" / "train-0.parquet")]}}}})
     fresh_lake.append("datasets", [row])
     html = fresh_client.get("/datasets/sft-mix/v1").text
     assert "secret-episode"[:12] not in html
