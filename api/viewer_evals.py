@@ -47,13 +47,13 @@ def eval_page(request: Request, eval_id: str) -> HTMLResponse:
 def chart(table: list[dict[str, Any]], policies: list[str], colours: dict[str, str]) -> dict[str, Any]:
     """Bars (x, y, w, h in a 0..1000 x 0..300 box) with interval whiskers, one group per table row."""
     rows = [r for r in table if any(r["cells"].values())]
-    width, height, top = 1000, 300, 20
-    slot = width / max(1, len(rows))
+    width, height, top, left_axis = 1000, 300, 20, 40
+    slot = (width - left_axis) / max(1, len(rows))
     bar = min(40.0, slot * 0.8 / max(1, len(policies)))
     bars, labels = [], []
     for i, row in enumerate(rows):
-        left = i * slot + (slot - bar * len(policies)) / 2
-        labels.append({"x": i * slot + slot / 2, "text": f"{row['by']}: {row['group']}"[:28]})
+        left = left_axis + i * slot + (slot - bar * len(policies)) / 2
+        labels.append({"x": left_axis + i * slot + slot / 2, "text": f"{row['by']}: {row['group']}"[:28]})
         for j, p in enumerate(policies):
             cell = row["cells"].get(p)
             if not cell:
@@ -63,4 +63,5 @@ def chart(table: list[dict[str, Any]], policies: list[str], colours: dict[str, s
                          "cx": left + j * bar + bar * 0.45, "lo": y(cell.get("low", cell["rate"])),
                          "hi": y(cell.get("high", cell["rate"])), "colour": colours[p],
                          "title": f"{p} · {row['group']}: {cell['successes']}/{cell['n']}"})
-    return {"width": width, "height": height, "bars": bars, "labels": labels}
+    grid = [{"y": top + (1 - v) * (height - top), "label": f"{100 * v:.0f}%"} for v in (0, 0.5, 1)]
+    return {"width": width, "height": height, "bars": bars, "labels": labels, "grid": grid}

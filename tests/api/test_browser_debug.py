@@ -159,7 +159,12 @@ def test_eval_page_table_equals_the_evals_table(page, server, research_lake):
     page.locator("#compare-pairs a").first.click()
     page.wait_for_selector("#side-by-side iframe")
     assert page.locator("#side-by-side iframe").count() == 2
-    page.wait_for_timeout(300)
+    page.locator("#side-by-side").scroll_into_view_if_needed()
+    embedded = [h.content_frame() for h in page.locator("#side-by-side iframe").element_handles()]
+    assert len(embedded) == 2
+    for frame in embedded:
+        frame.wait_for_selector("section.step.current")
+        images_loaded(frame)
     keep(page, "eval-compare")
 
 
