@@ -86,6 +86,7 @@ class Browser:
         self._cache = FrameCache(frame_cache_bytes)
         self._checked = time.monotonic()
         self._versions: dict[str, int] | None = None
+        self._listing_con = None  # the connection the ``listing`` temp table was built on
 
     # -- freshness ----------------------------------------------------------------------
     def _latest_versions(self) -> dict[str, int]:
@@ -118,9 +119,18 @@ class Browser:
             return self.lake.sql(query, params).to_pylist()
 
     # -- episodes -----------------------------------------------------------------------
+    def _listing(self) -> None:
+        """(Re)build the ``listing`` temp table when the lake's connection is new (a new snapshot)."""
+        self.refresh()
+        con = self.lake.con
+        if self._listing_con is not con:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE listing AS {listing.LISTING_SQL}")
+            self._listing_con = con
+
     @_one_snapshot
     def list_episodes(self, filters: listing.EpisodeQuery, *, facets: bool = True) -> dict[str, Any]:
         """Episodes matching the filters (api/listing.py), with the total and facet counts."""
+        self._listing()
         count, page, params = listing.list_sql(filters)
         total = self.sql(count, params)[0]["n"]
         rows = self.sql(page, [*params, filters.limit, filters.offset])
@@ -130,8 +140,10 @@ class Browser:
             out["facets"] = listing.facets_from_rows(self.sql(sql, params))
         return out
 
+    @_one_snapshot
     def neighbours(self, filters: listing.EpisodeFilters, episode_id: str) -> dict[str, Any]:
         """The previous and next episode around ``episode_id`` in the listing ``filters`` give."""
+        self._listing()
         sql, params = listing.neighbours_sql(filters)
         rows = self.sql(sql, [*params, episode_id])
         return rows[0] if rows else {"prev": None, "next": None, "pos": None, "total": None}
@@ -139,8 +151,10 @@ class Browser:
     @_one_snapshot
     def episode(self, episode_id: str) -> dict[str, Any]:
         """One episode (outcome after human judgement) with its steps, what the model said, annotations."""
-        rows = self.sql(f"""SELECT * EXCLUDE (batch_id, batch_seq), {listing.STOP_SQL} AS stop
-                            FROM episodes_resolved e WHERE episode_id = ?""", [episode_id])
+        self._listing()
+        rows = self.sql("""SELECT l.* EXCLUDE (batch_id, batch_seq, haystack, template, eval_id, rollout_id),
+                                  e.device_json, e.meta_json
+                           FROM listing l JOIN episodes e USING (episode_id) WHERE l.episode_id = ?""", [episode_id])
         if not rows:
             raise EpisodeNotFound(f"no episode {episode_id!r} in the lake")
         episode = rows[0]
@@ -148,8 +162,6 @@ class Browser:
         episode["meta"] = json.loads(episode.pop("meta_json") or "{}")
         for key in ("rollout_id", "eval_id", "seed"):
             episode[key] = episode["meta"].get(key)
-        if episode["score"] is None and isinstance(episode["meta"].get("score"), (int, float)):
-            episode["score"] = float(episode["meta"]["score"])  # the loop records it in meta
         steps = self.sql("""
             SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought, raw_output,
                    meta_json, pairing, ui_tree IS NOT NULL AS has_tree,

@@ -1,6 +1,7 @@
 """Finding episodes: filters, word search, facet counts, sorting, neighbours in a listing.
 
-Every list reads ``episodes_resolved`` (outcome and ``verified_by`` after human judgement).
+Every list reads ``episodes_resolved`` (outcome and ``verified_by`` after human judgement),
+through ``LISTING_SQL``: one row per episode, kept per lake snapshot as a temp table.
 The query parameters are one pydantic model that forbids unknown fields, so ``?task=X``
 or a typo answers 422 naming the parameter (API routes and viewer pages alike); an empty
 value (the viewer's "any") means no filter.
@@ -28,25 +29,28 @@ STOP_SQL = ("coalesce(e.failure_reason, json_extract_string(e.meta_json, '$.fail
             "json_extract_string(e.meta_json, '$.stopped'), 'terminated')")
 # the verifier's score: the v2 column, else what the episode loop put in meta (collectors/loop.py)
 SCORE_SQL = "coalesce(e.score, try_cast(json_extract(e.meta_json, '$.score') AS DOUBLE))"
-FILTER_SQL = {
-    "source": "e.source", "app": "e.app", "category": "e.category", "task": "e.task",
-    "template": _META.format(key="template"), "policy": "e.policy", "round": "e.round",
-    "outcome": "e.outcome", "verified_by": "e.verified_by", "perturbation": "e.perturbation",
-    "purpose": "e.purpose", "stop": STOP_SQL,
-    "eval_id": _META.format(key="eval_id"), "rollout_id": _META.format(key="rollout_id"),
-}
+LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task", "phone", "outcome",
+                "verified_by", "recorded_outcome", "human_outcome", "policy", "round", "num_steps", "purpose",
+                "perturbation", "created_at", "score", "stop")
+# One row per episode with everything lists filter, sort and show, computed once per lake snapshot
+# (Browser keeps it as a DuckDB temp table named ``listing``): no JSON or judgement work per query.
+LISTING_SQL = f"""
+    SELECT e.* EXCLUDE (score, meta_json, device_json), {SCORE_SQL} AS score, {STOP_SQL} AS stop,
+           {_META.format(key="template")} AS template, {_META.format(key="eval_id")} AS eval_id,
+           {_META.format(key="rollout_id")} AS rollout_id,
+           lower(concat_ws(' ', e.instruction, e.task, e.app)) AS haystack
+    FROM episodes_resolved e"""
+FILTERS = ("source", "app", "category", "task", "template", "policy", "round", "outcome", "verified_by",
+           "perturbation", "purpose", "stop", "eval_id", "rollout_id")
 FACETS = ("source", "app", "category", "task", "template", "policy", "round", "outcome", "verified_by",
           "perturbation", "stop")
 SORTS = {
     "newest": "e.created_at DESC, e.batch_seq, e.episode_id",
     "oldest": "e.created_at, e.batch_seq, e.episode_id",
     "steps": "e.num_steps DESC, e.episode_id", "fewest-steps": "e.num_steps, e.episode_id",
-    "score": f"{SCORE_SQL} DESC NULLS LAST, e.episode_id", "lowest-score": f"{SCORE_SQL} NULLS LAST, e.episode_id",
+    "score": "e.score DESC NULLS LAST, e.episode_id", "lowest-score": "e.score NULLS LAST, e.episode_id",
     "instruction": "e.instruction, e.episode_id", "task": "e.task NULLS LAST, e.episode_id",
 }
-SEARCHED = "lower(concat_ws(' ', e.instruction, e.task, e.app))"
-LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task", "phone", "outcome",
-                "verified_by", "recorded_outcome", "human_outcome", "policy", "round", "num_steps", "purpose", "perturbation", "created_at")
 
 Name = Field(None, min_length=1, max_length=200)
 
@@ -93,15 +97,15 @@ class EpisodePageQuery(EpisodeFilters):
 
 
 def where(filters: EpisodeFilters) -> tuple[str, list[Any]]:
-    """``WHERE ...`` over ``episodes_resolved e`` and its parameters ('' when nothing filters)."""
+    """``WHERE ...`` over ``listing e`` and its parameters ('' when nothing filters)."""
     clauses, params = [], []
-    for name, sql in FILTER_SQL.items():
+    for name in FILTERS:
         value = getattr(filters, name)
         if value is not None:
-            clauses.append(f"{sql} = ?")
+            clauses.append(f'e."{name}" = ?')
             params.append(value)
     for word in (filters.q or "").lower().split():
-        clauses.append(f"contains({SEARCHED}, ?)")
+        clauses.append("contains(e.haystack, ?)")
         params.append(word)
     return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
 
@@ -110,21 +114,20 @@ def list_sql(filters: EpisodeFilters) -> tuple[str, str, list[Any]]:
     """(count SQL, page SQL with two trailing ``LIMIT ? OFFSET ?`` placeholders, parameters)."""
     cond, params = where(filters)
     cols = ", ".join(f"e.{c}" for c in LIST_COLUMNS)
-    count = f"SELECT count(*) AS n FROM episodes_resolved e {cond}"
-    page = (f"SELECT {cols}, {SCORE_SQL} AS score, {STOP_SQL} AS stop FROM episodes_resolved e {cond} "
-            f"ORDER BY {SORTS[filters.sort]} LIMIT ? OFFSET ?")
+    count = f"SELECT count(*) AS n FROM listing e {cond}"
+    page = f"SELECT {cols} FROM listing e {cond} ORDER BY {SORTS[filters.sort]} LIMIT ? OFFSET ?"
     return count, page, params
 
 
 def facets_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     """One query counting episodes per value of every facet, under the current filters."""
     cond, params = where(filters)
-    exprs = ", ".join(f"{FILTER_SQL[f]}::VARCHAR AS {f}" for f in FACETS)
+    exprs = ", ".join(f'e."{f}"::VARCHAR AS {f}' for f in FACETS)
     sets = ", ".join(f"({f})" for f in FACETS)
     which = " ".join(f"WHEN grouping({f}) = 0 THEN '{f}'" for f in FACETS)
     value = " ".join(f"WHEN grouping({f}) = 0 THEN {f}" for f in FACETS)
     sql = (f"SELECT CASE {which} END AS facet, CASE {value} END AS value, count(*) AS n "
-           f"FROM (SELECT {exprs} FROM episodes_resolved e {cond}) GROUP BY GROUPING SETS ({sets})")
+           f"FROM (SELECT {exprs} FROM listing e {cond}) GROUP BY GROUPING SETS ({sets})")
     return sql, params
 
 
@@ -145,5 +148,5 @@ def neighbours_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     sql = (f"SELECT prev, next, pos, total FROM (SELECT e.episode_id, "
            f"lag(e.episode_id) OVER w AS prev, lead(e.episode_id) OVER w AS next, "
            f"row_number() OVER w AS pos, count(*) OVER () AS total "
-           f"FROM episodes_resolved e {cond} WINDOW w AS (ORDER BY {SORTS[filters.sort]})) WHERE episode_id = ?")
+           f"FROM listing e {cond} WINDOW w AS (ORDER BY {SORTS[filters.sort]})) WHERE episode_id = ?")
     return sql, params
