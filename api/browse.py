@@ -162,19 +162,20 @@ class Browser:
         episode["meta"] = json.loads(episode.pop("meta_json") or "{}")
         for key in ("rollout_id", "eval_id", "seed"):
             episode[key] = episode["meta"].get(key)
-        steps = self.sql("""
-            SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought, raw_output,
-                   meta_json, pairing, ui_tree IS NOT NULL AS has_tree,
-                   recorded_action_json, action_json, corrected, step_correct, annotation_id
-            FROM steps_resolved WHERE episode_id = ? ORDER BY step_index""", [episode_id])
-        episode["steps"] = [_step(s) for s in steps]
         annotations = self.sql("SELECT * FROM annotations WHERE episode_id = ? ORDER BY created_at, annotation_id",
                                [episode_id])
+        # without step annotations steps_resolved is the steps as recorded: skip its judgement work
+        judged = any(a["target"] == "step" for a in annotations)
+        steps = self.sql(f"""
+            SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought, raw_output,
+                   meta_json, pairing, ui_tree IS NOT NULL AS has_tree, {_RESOLVED if judged else _AS_RECORDED}
+            FROM {"steps_resolved" if judged else "steps"} WHERE episode_id = ? ORDER BY step_index""", [episode_id])
+        episode["steps"] = [_step(s) for s in steps]
         for a in annotations:
             a["action"] = json.loads(a.pop("action_json")) if a["action_json"] else None
         episode["annotations"] = annotations
-        judged = [a for a in annotations if a["annotation_id"] == episode["judgement_id"]]
-        episode["judged_by"] = judged[0]["annotator"] if judged else None
+        judgement = [a for a in annotations if a["annotation_id"] == episode["judgement_id"]]
+        episode["judged_by"] = judgement[0]["annotator"] if judgement else None
         return episode
 
     @_one_snapshot
@@ -266,6 +267,11 @@ class Browser:
 
     def models(self) -> list[dict[str, Any]]:
         return [_decode(r) for r in self.sql("SELECT * FROM models ORDER BY created_at, name")]
+
+
+_RESOLVED = "recorded_action_json, action_json, corrected, step_correct, annotation_id"
+_AS_RECORDED = ("action_json AS recorded_action_json, action_json, false AS corrected, "
+                "NULL::BOOLEAN AS step_correct, NULL::VARCHAR AS annotation_id")
 
 
 def _step(row: dict[str, Any]) -> dict[str, Any]:

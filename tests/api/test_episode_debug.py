@@ -63,3 +63,16 @@ def test_episode_page_links_neighbours_in_the_listing_it_came_from(rclient):
 
 def test_unknown_episode_page_parameter_is_422(rclient, research):
     assert rclient.get(f"/episodes/{research['tree'].episode_id}", params={"step": "3"}).status_code == 422
+
+
+def test_steps_equal_steps_resolved_with_or_without_annotations(client, shared_lake):
+    import json
+
+    for episode_id in shared_lake.column_values("episodes", "episode_id"):
+        steps = client.get(f"/api/episodes/{episode_id}").json()["steps"]
+        rows = shared_lake.sql("SELECT recorded_action_json, action_json, corrected, step_correct FROM steps_resolved "
+                               "WHERE episode_id = ? ORDER BY step_index", [episode_id]).to_pylist()
+        assert [s["action"] for s in steps] == [json.loads(r["recorded_action_json"]) for r in rows]
+        assert [s["correction"] for s in steps] == [json.loads(r["action_json"]) if r["corrected"] else None
+                                                    for r in rows]
+        assert [s["step_correct"] for s in steps] == [r["step_correct"] for r in rows]

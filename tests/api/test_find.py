@@ -76,6 +76,8 @@ def test_outcome_in_lists_is_the_human_judgement(fresh_client, fresh_lake):
     from datalake import schema as S
 
     gid = gestures_episode().episode_id
+    [before] = fresh_client.get("/api/episodes", params={"q": "gestures"}).json()["items"]
+    assert (before["outcome"], before["verified_by"]) == ("failure", "judge")  # the listing is built now
     fresh_lake.append("annotations", [{"annotation_id": "judge-1", "target": "episode", "episode_id": gid,
                                        "step_index": None, "status": "accepted", "action_json": None,
                                        "step_correct": None, "outcome": "success", "note": None,
