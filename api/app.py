@@ -256,5 +256,5 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     if not tidy.is_page(request.url.path):
         return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers)
     if exc.status_code == 401:
-        return HTMLResponse(viewer.login_page(request, detail), status_code=401)
+        return HTMLResponse(viewer.login_page(request), status_code=401)  # the form says why
     return HTMLResponse(viewer.error_page(detail, exc.status_code), status_code=exc.status_code, headers=headers)
