@@ -15,29 +15,41 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request, Response
 from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 
 from annotate import webhook
+from api import evals, tidy, viewer, viewer_evals
 from api import sql as user_sql
-from api import viewer
-from api.auth import read_access, require_token, webhook_access
+from api.auth import bearer, frame_access, read_access, require_token, webhook_access
 from api.browse import SHA_RE, Browser
-from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, SqlFailed, SqlRejected, SqlTimeout
+from api.errors import (
+    DatasetNotFound, EvalNotFound, InvalidFrameSha, ReportNotFound, SqlFailed, SqlRejected, SqlTimeout,
+    StepNotFound, TooManyQueries,
+)
+from api.listing import EpisodeFilters, EpisodeQuery
 from api.schemas import (
-    DatasetOut, EpisodeOut, EpisodePage, Health, ModelOut, Problem, SqlIn, SqlOut, WebhookOut,
+    CompareOut, DatasetDiffOut, DatasetOut, EpisodeOut, EpisodePage, EvalOut, EvalSummaryOut, Health, ModelOut,
+    NeighboursOut, Problem, SqlIn, SqlOut, TreeOut, WebhookOut,
 )
 from api.settings import ApiSettings
 from datalake.errors import EpisodeNotFound, FrameNotFound
 from datalake.lake import Lake
 
+DOCS_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self' 'unsafe-inline'; worker-src 'self' blob:")
 FRAME_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable", "Access-Control-Allow-Origin": "*"}
 
 _ERRORS: list[tuple[type[Exception], int]] = [
-    (InvalidFrameSha, 400), (SqlRejected, 400), (SqlFailed, 400), (SqlTimeout, 408),
-    (webhook.InvalidPayload, 422), (EpisodeNotFound, 404), (FrameNotFound, 404),
-    (DatasetNotFound, 404), (ReportNotFound, 404),
+    (InvalidFrameSha, 400), (SqlRejected, 400), (SqlFailed, 400), (SqlTimeout, 408), (TooManyQueries, 429),
+    (webhook.InvalidPayload, 422), (EpisodeNotFound, 404), (FrameNotFound, 404), (StepNotFound, 404),
+    (DatasetNotFound, 404), (ReportNotFound, 404), (EvalNotFound, 404),
 ]
 
 
@@ -50,63 +62,136 @@ async def _browser(request: Request) -> Browser:
 
 
 BrowserDep = Annotated[Browser, Depends(_browser)]
-Name = Annotated[str | None, Query(max_length=200)]
+EpisodeId = Annotated[str, PathParam(min_length=1, max_length=200)]
+EvalId = Annotated[str, PathParam(min_length=1, max_length=200)]
 router = APIRouter()
-reads = APIRouter(dependencies=[Depends(read_access)])
+reads = APIRouter(dependencies=[Depends(read_access), Depends(tidy.known_params)])
+frames = APIRouter(dependencies=[Depends(frame_access)])
 
 
 def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI:
     """The ASGI app over a lake (a URI or an open ``Lake``); raises LakeNotFound early."""
     lake = Lake.open(lake) if isinstance(lake, str) else lake
     settings = ApiSettings.from_env() if settings is None else settings
-    app = FastAPI(title="phoneloop", version="1", summary="Browse trajectories, fetch frames, query the lake.")
+    app = FastAPIOffline(title="phoneloop", version="1", static_url="/static-docs", redoc_url=None,
+                         summary="Browse trajectories and evaluations, fetch frames, query the lake.")
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
+    app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
+    app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
     app.include_router(router)
     app.include_router(reads)
-    app.include_router(viewer.router, dependencies=[Depends(read_access)])
+    app.include_router(frames)
+    app.include_router(viewer.public)
+    app.include_router(viewer.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
+    app.include_router(viewer_evals.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
     for error, code in _ERRORS:
         app.add_exception_handler(error, _handler(code))
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
     return app
+
+
+@router.get("/redoc", include_in_schema=False)
+async def redoc() -> HTMLResponse:
+    """ReDoc from fastapi-offline's packaged copy; the CSP keeps it from fetching its CDN logo."""
+    page = get_redoc_html(openapi_url="/openapi.json", title="phoneloop - ReDoc", with_google_fonts=False,
+                          redoc_js_url="/static-docs/redoc.standalone.js", redoc_favicon_url="/static-docs/favicon.png")
+    return HTMLResponse(page.body, headers={"Content-Security-Policy": DOCS_CSP})
 
 
 @router.get("/health", response_model=Health, tags=["service"])
 async def health(browser: BrowserDep) -> dict:
-    """Liveness: the service is up and knows its lake."""
-    return {"status": "ok", "lake": browser.lake.uri}
+    """Liveness: the service is up; names its lake by folder name only (never a path)."""
+    return {"status": "ok", "lake": tidy.lake_name(browser.lake.uri), "schema_version": browser.lake.schema_version}
 
 
 @reads.get("/api/episodes", response_model=EpisodePage, tags=["episodes"], responses=_problems(401, 503))
-def list_episodes(browser: BrowserDep, source: Name = None,
-                  app: Annotated[str | None, Query(max_length=200)] = None, category: Name = None,
-                  outcome: Name = None, round: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
-                  policy: Name = None, limit: Annotated[int, Query(ge=1, le=500)] = 50,
-                  offset: Annotated[int, Query(ge=0, le=10**9)] = 0) -> dict:
-    """Episodes, newest batch first; every filter is an exact match."""
-    filters = {"source": source, "app": app, "category": category, "outcome": outcome, "round": round,
-               "policy": policy}
-    return browser.list_episodes(filters, limit=limit, offset=offset)
+def list_episodes(browser: BrowserDep, query: Annotated[EpisodeQuery, Query()]) -> dict:
+    """Episodes (outcome after human judgement), searched, filtered and sorted, with counts per facet.
+
+    Unknown parameters and bad values answer 422 naming the parameter (see api/listing.py)."""
+    return browser.list_episodes(query)
 
 
 @reads.get("/api/episodes/{episode_id}", response_model=EpisodeOut, tags=["episodes"],
            responses=_problems(401, 404, 503))
-def get_episode(episode_id: str, browser: BrowserDep) -> dict:
-    """One episode: steps with recorded actions and latest corrections, annotations, outcome."""
+def get_episode(episode_id: EpisodeId, browser: BrowserDep) -> dict:
+    """One episode: steps with recorded actions, what the model said, corrections, annotations, outcome."""
     return browser.episode(episode_id)
 
 
-@reads.get("/frames/{sha}.png", tags=["frames"], response_class=Response,
-           responses={200: {"content": {"image/png": {}}, "description": "the PNG, immutable"},
-                      304: {"description": "not modified (If-None-Match)"}, **_problems(400, 401, 404, 503)})
+@reads.get("/api/episodes/{episode_id}/neighbours", response_model=NeighboursOut, tags=["episodes"],
+           responses=_problems(401, 503))
+def episode_neighbours(episode_id: EpisodeId, browser: BrowserDep,
+                       query: Annotated[EpisodeFilters, Query()]) -> dict:
+    """The previous and next episode in the listing the same filters and sort give."""
+    return browser.neighbours(query, episode_id)
+
+
+@reads.get("/api/episodes/{episode_id}/steps/{step_index}/tree", response_model=TreeOut, tags=["episodes"],
+           responses=_problems(401, 404, 503))
+def step_tree(episode_id: EpisodeId, step_index: Annotated[int, PathParam(ge=0, le=100_000)],
+              browser: BrowserDep) -> dict:
+    """A step's UI tree, flattened in document order (depth, parent), and the node the action targets."""
+    return browser.step_tree(episode_id, step_index)
+
+
+@frames.get("/frames/{sha}.png", tags=["frames"], response_class=Response,
+            responses={200: {"content": {"image/png": {}}, "description": "the PNG, immutable"},
+                       304: {"description": "not modified (If-None-Match)"}, **_problems(400, 401, 404, 503)})
 async def get_frame(sha: Annotated[str, PathParam(pattern=SHA_RE.pattern)], request: Request,
                     browser: BrowserDep) -> Response:
     """A screenshot by the sha256 of its PNG bytes (64 lowercase hex); cacheable forever, CORS-open."""
+    return await _frame(sha, request, browser)  # documents the route; requests take fast_frame below
+
+
+async def fast_frame(request: Request) -> Response:
+    """``get_frame`` without FastAPI's dependency and validation machinery (frames are the hot path):
+    the same checks by hand, in the same order, with the same answers."""
+    sha = request.path_params["sha"]
+    if not SHA_RE.match(sha):
+        error = {"type": "string_pattern_mismatch", "loc": ["path", "sha"],
+                 "msg": f"String should match pattern '{SHA_RE.pattern}'"}
+        return JSONResponse({"detail": tidy.validation_errors([error])}, status_code=422)
+    await frame_access(request, await bearer(request))
+    return await _frame(sha, request, request.app.state.browser)
+
+
+async def _frame(sha: str, request: Request, browser: Browser) -> Response:
     etag = f'"{sha}"'
     data = browser.cached_frame(sha) or await run_in_threadpool(browser.frame, sha)
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers={"ETag": etag, **FRAME_HEADERS})
     return Response(data, media_type="image/png", headers={"ETag": etag, **FRAME_HEADERS})
+
+
+@reads.get("/api/evals", response_model=list[EvalSummaryOut], tags=["evals"], responses=_problems(401, 503))
+def list_evals(browser: BrowserDep) -> list:
+    """Every evaluation, newest first, with each policy's episodes, successes and rate."""
+    return evals.list_evals(browser.sql)
+
+
+@reads.get("/api/evals/compare", response_model=CompareOut, tags=["evals"], responses=_problems(401, 404))
+def compare_evals(browser: BrowserDep, left: Annotated[str, Query(max_length=200)],
+                  left_policy: Annotated[str, Query(max_length=500)], right: Annotated[str, Query(max_length=200)],
+                  right_policy: Annotated[str, Query(max_length=500)]) -> dict:
+    """Two policies (each an eval id and a policy) on the task seeds both ran: who solved what."""
+    return evals.compare(browser.sql, (left, left_policy), (right, right_policy))
+
+
+@reads.get("/api/evals/{eval_id}", response_model=EvalOut, tags=["evals"], responses=_problems(401, 404, 503))
+def get_eval(eval_id: EvalId, browser: BrowserDep) -> dict:
+    """One evaluation: per-policy rows, the table per category and app, per-task results with episode ids."""
+    return evals.eval_detail(browser.sql, eval_id)
+
+
+@reads.get("/api/datasets/diff", response_model=DatasetDiffOut, tags=["datasets"], responses=_problems(401, 404))
+def diff_datasets(browser: BrowserDep, name: Annotated[str, Query(max_length=200)],
+                  a: Annotated[int, Query(ge=0, le=2**31 - 1)], b: Annotated[int, Query(ge=0, le=2**31 - 1)]) -> dict:
+    """What changed between two versions of a dataset: counts, recipe, lake table versions, episodes."""
+    return browser.dataset_diff(name, a, b)
 
 
 @reads.get("/api/datasets", response_model=list[DatasetOut], tags=["datasets"], responses=_problems(401, 503))
@@ -122,14 +207,16 @@ def list_models(browser: BrowserDep) -> list:
 
 
 @router.post("/api/sql", response_model=SqlOut, dependencies=[Depends(require_token)], tags=["sql"],
-             responses=_problems(400, 401, 408, 503))
+             responses=_problems(400, 401, 408, 429, 503))
 def run_sql(body: SqlIn, request: Request, browser: BrowserDep) -> dict:
     """One read-only SELECT over the lake's views (no file access), with a row limit and a timeout."""
     settings: ApiSettings = request.app.state.settings
-    with browser.fresh_lake() as lake:
-        con = lake.readonly_connection()
-    result = user_sql.run_readonly(con, body.query, row_limit=settings.sql_row_limit,
-                                   timeout_s=settings.sql_timeout_s)
+    user_sql.parse_one_select(body.query)  # refuse before taking a slot
+    with request.app.state.sql_gate:
+        with browser.fresh_lake() as lake:
+            con = lake.readonly_connection({"memory_limit": f"{settings.sql_memory_mb}MB", "threads": "2"})
+        result = user_sql.run_readonly(con, body.query, row_limit=settings.sql_row_limit,
+                                       timeout_s=settings.sql_timeout_s)
     return {**result.__dict__, "row_limit": settings.sql_row_limit}
 
 
@@ -143,10 +230,31 @@ def label_studio_webhook(payload: Annotated[dict[str, Any], Body()], browser: Br
 
 def _handler(code: int):
     async def handle(request: Request, exc: Exception) -> Response:
+        message = tidy.message(str(exc), request.app.state.browser.lake.uri)
         if code == 422:  # the shape FastAPI gives its own validation errors
-            return JSONResponse({"detail": [{"type": "invalid", "loc": ["body"], "msg": str(exc)}]}, status_code=422)
-        if request.url.path.startswith(("/api/", "/frames/", "/webhooks/")):
-            return JSONResponse({"detail": str(exc)}, status_code=code)
-        return HTMLResponse(viewer.error_page(str(exc), code), status_code=code)
+            return JSONResponse({"detail": [{"type": "invalid", "loc": ["body"], "msg": message}]}, status_code=422)
+        if not tidy.is_page(request.url.path):
+            return JSONResponse({"detail": message}, status_code=code)
+        return HTMLResponse(viewer.error_page(message, code), status_code=code)
 
     return handle
+
+
+async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
+    """422 naming each bad parameter; the input itself is never echoed (it may be huge)."""
+    errors = tidy.validation_errors(exc.errors())
+    if not tidy.is_page(request.url.path):
+        return JSONResponse({"detail": errors}, status_code=422)
+    lines = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or e['loc'][0]}: {e['msg']}" for e in errors)
+    return HTMLResponse(viewer.error_page(f"bad request parameters — {lines}", 422), status_code=422)
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    """JSON for the API; for pages an HTML error, and the token form when a login would help."""
+    detail = tidy.message(str(exc.detail), request.app.state.browser.lake.uri)
+    headers = getattr(exc, "headers", None)
+    if not tidy.is_page(request.url.path):
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers)
+    if exc.status_code == 401:
+        return HTMLResponse(viewer.login_page(request), status_code=401)  # the form says why
+    return HTMLResponse(viewer.error_page(detail, exc.status_code), status_code=exc.status_code, headers=headers)

@@ -3,6 +3,11 @@
 - Non-GET routes always need ``Authorization: Bearer <PHONELOOP_API_TOKEN>``; with no token
   configured they answer 503 (the service refuses writes rather than run them unguarded).
 - GET routes need it too when ``PHONELOOP_API_AUTH_READS`` is on (``/health`` never does).
+  Browsers log in instead: ``POST /login`` with the token sets the ``phoneloop_session``
+  cookie (HttpOnly, SameSite=Lax, Secure behind https), whose value is an HMAC of the token
+  (the token itself never sits in the browser); reads accept it like the bearer token.
+- Frames also pass ``frame_access_allowed(request)``: the seam for the signed frame URLs
+  Label Studio uses (the annotation issue's signer plugs in there).
 - The Label Studio webhook authenticates with ``X-Webhook-Secret`` instead (Label Studio
   sends fixed headers, not a rotating bearer token); no secret configured -> 503.
 Comparisons are constant-time (``hmac.compare_digest``). The checks are ``async`` (they never
@@ -11,6 +16,7 @@ block), so FastAPI runs them on the event loop instead of a thread pool.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 
 from fastapi import Depends, HTTPException, Request
@@ -19,8 +25,9 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from api.settings import ApiSettings
 
 WEBHOOK_HEADER = "X-Webhook-Secret"
+COOKIE = "phoneloop_session"
 
-_bearer = HTTPBearer(auto_error=False, description="PHONELOOP_API_TOKEN")
+bearer = HTTPBearer(auto_error=False, description="PHONELOOP_API_TOKEN")
 _webhook_secret = APIKeyHeader(name=WEBHOOK_HEADER, auto_error=False, description="PHONELOOP_WEBHOOK_SECRET")
 
 
@@ -32,7 +39,7 @@ def _same(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
-async def require_token(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+async def require_token(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
     token = _settings(request).token
     if token is None:
         raise HTTPException(503, "this route needs PHONELOOP_API_TOKEN to be set on the server")
@@ -40,9 +47,36 @@ async def require_token(request: Request, credentials: HTTPAuthorizationCredenti
         raise HTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
 
 
-async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
-    if _settings(request).auth_reads:
+def session_value(token: str) -> str:
+    """What the login cookie holds: an HMAC of the token, so the cookie never reveals it."""
+    return hmac.new(token.encode(), b"phoneloop viewer session v1", hashlib.sha256).hexdigest()
+
+
+def token_matches(request: Request, given: str) -> bool:
+    token = _settings(request).token
+    return token is not None and _same(given, token)
+
+
+def _has_session(request: Request) -> bool:
+    token = _settings(request).token
+    cookie = request.cookies.get(COOKIE)
+    return token is not None and cookie is not None and _same(cookie, session_value(token))
+
+
+async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+    if _settings(request).auth_reads and not _has_session(request):
         await require_token(request, credentials)
+
+
+def frame_access_allowed(request: Request) -> bool:
+    """Whether a frame request carries its own proof of access (a signed URL); False until signed
+    frame URLs (the annotation issue) are merged — then it checks the signature here."""
+    return False
+
+
+async def frame_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+    if not frame_access_allowed(request):
+        await read_access(request, credentials)
 
 
 async def webhook_access(request: Request, secret: str | None = Depends(_webhook_secret)) -> None:

@@ -19,20 +19,23 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import pyarrow.fs as pafs
 from deltalake import DeltaTable
 
-from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound
+from api import datasets, listing
+from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, StepNotFound
 from datalake import schema as S
-from datalake.errors import EpisodeNotFound, FrameNotFound
+from datalake.errors import EpisodeNotFound, FrameNotFound, UITreeError
 from datalake.lake import Lake
+from datalake.uitree import parse_ui_tree
 
 SHA_RE = re.compile(r"^[0-9a-f]{64}$")
-EPISODE_FILTERS = ("source", "app", "category", "outcome", "round", "policy")
-LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task", "phone", "outcome",
-                "verified_by", "policy", "round", "num_steps", "created_at")
+# rollout.policies.INVALID: an output that did not parse is a ``wait`` whose raw_output starts so
+INVALID = "invalid: "
 
 
 class FrameCache:
@@ -83,6 +86,7 @@ class Browser:
         self._cache = FrameCache(frame_cache_bytes)
         self._checked = time.monotonic()
         self._versions: dict[str, int] | None = None
+        self._listing_con = None  # the connection the ``listing`` temp table was built on
 
     # -- freshness ----------------------------------------------------------------------
     def _latest_versions(self) -> dict[str, int]:
@@ -115,56 +119,81 @@ class Browser:
             return self.lake.sql(query, params).to_pylist()
 
     # -- episodes -----------------------------------------------------------------------
-    @_one_snapshot
-    def list_episodes(self, filters: dict[str, Any], *, limit: int, offset: int) -> dict[str, Any]:
-        """Episodes matching the filters (exact matches), newest batch first; with the total."""
-        where, params = [], []
-        for name in EPISODE_FILTERS:
-            if filters.get(name) is not None:
-                where.append(f'e."{name}" = ?')
-                params.append(filters[name])
-        cond = f"WHERE {' AND '.join(where)}" if where else ""
-        total = self.sql(f"SELECT count(*) AS n FROM episodes e {cond}", params)[0]["n"]
-        cols = ", ".join(f"e.{c}" for c in LIST_COLUMNS)
-        rows = self.sql(f"""
-            SELECT {cols}, h.outcome AS human_outcome FROM episodes e
-            LEFT JOIN ({_LATEST_EPISODE_JUDGEMENT}) h USING (episode_id)
-            {cond} ORDER BY e.created_at DESC, e.batch_seq, e.episode_id LIMIT ? OFFSET ?""",
-                        [*params, limit, offset])
-        return {"total": total, "limit": limit, "offset": offset, "items": rows}
+    def _listing(self) -> None:
+        """(Re)build the ``listing`` temp table when the lake's connection is new (a new snapshot)."""
+        self.refresh()
+        con = self.lake.con
+        if self._listing_con is not con:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE listing AS {listing.LISTING_SQL}")
+            self._listing_con = con
 
     @_one_snapshot
-    def filter_values(self) -> dict[str, list]:
-        """The distinct values of each filter column (for the viewer's drop-downs)."""
-        out = {}
-        for name in EPISODE_FILTERS:
-            rows = self.sql(f'SELECT DISTINCT "{name}" AS v FROM episodes WHERE "{name}" IS NOT NULL ORDER BY 1')
-            out[name] = [r["v"] for r in rows]
+    def list_episodes(self, filters: listing.EpisodeQuery, *, facets: bool = True) -> dict[str, Any]:
+        """Episodes matching the filters (api/listing.py), with the total and facet counts."""
+        self._listing()
+        count, page, params = listing.list_sql(filters)
+        total = self.sql(count, params)[0]["n"]
+        rows = self.sql(page, [*params, filters.limit, filters.offset])
+        out = {"total": total, "limit": filters.limit, "offset": filters.offset, "items": rows}
+        if facets:
+            sql, params = listing.facets_sql(filters)
+            out["facets"] = listing.facets_from_rows(self.sql(sql, params))
         return out
 
     @_one_snapshot
+    def neighbours(self, filters: listing.EpisodeFilters, episode_id: str) -> dict[str, Any]:
+        """The previous and next episode around ``episode_id`` in the listing ``filters`` give."""
+        self._listing()
+        sql, params = listing.neighbours_sql(filters)
+        rows = self.sql(sql, [*params, episode_id])
+        return rows[0] if rows else {"prev": None, "next": None, "pos": None, "total": None}
+
+    @_one_snapshot
     def episode(self, episode_id: str) -> dict[str, Any]:
-        """One episode with its steps (recorded action, latest accepted correction) and annotations."""
-        rows = self.sql("SELECT * EXCLUDE (batch_id, batch_seq) FROM episodes WHERE episode_id = ?", [episode_id])
+        """One episode (outcome after human judgement) with its steps, what the model said, annotations."""
+        self._listing()
+        rows = self.sql("""SELECT l.* EXCLUDE (batch_id, batch_seq, haystack, template, eval_id, rollout_id),
+                                  e.device_json, e.meta_json
+                           FROM listing l JOIN episodes e USING (episode_id) WHERE l.episode_id = ?""", [episode_id])
         if not rows:
-            raise EpisodeNotFound(f"no episode {episode_id!r} in the lake at {self.lake.uri}")
+            raise EpisodeNotFound(f"no episode {episode_id!r} in the lake")
         episode = rows[0]
         episode["device"] = json.loads(episode.pop("device_json"))
         episode["meta"] = json.loads(episode.pop("meta_json") or "{}")
-        steps = self.sql("""
-            SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought,
-                   recorded_action_json, action_json, corrected, step_correct, annotation_id
-            FROM steps_resolved WHERE episode_id = ? ORDER BY step_index""", [episode_id])
-        episode["steps"] = [_step(s) for s in steps]
+        for key in ("rollout_id", "eval_id", "seed"):
+            episode[key] = episode["meta"].get(key)
         annotations = self.sql("SELECT * FROM annotations WHERE episode_id = ? ORDER BY created_at, annotation_id",
                                [episode_id])
+        # without step annotations steps_resolved is the steps as recorded: skip its judgement work
+        judged = any(a["target"] == "step" for a in annotations)
+        steps = self.sql(f"""
+            SELECT step_index, frame_sha, frame_width, frame_height, package, activity, thought, raw_output,
+                   meta_json, pairing, ui_tree IS NOT NULL AS has_tree, {_RESOLVED if judged else _AS_RECORDED}
+            FROM {"steps_resolved" if judged else "steps"} WHERE episode_id = ? ORDER BY step_index""", [episode_id])
+        episode["steps"] = [_step(s) for s in steps]
         for a in annotations:
             a["action"] = json.loads(a.pop("action_json")) if a["action_json"] else None
         episode["annotations"] = annotations
-        judged = [a for a in annotations if a["target"] == "episode" and a["status"] == "accepted" and a["outcome"]]
-        episode["human_outcome"] = judged[-1]["outcome"] if judged else None
-        episode["judged_by"] = judged[-1]["annotator"] if judged else None
+        judgement = [a for a in annotations if a["annotation_id"] == episode["judgement_id"]]
+        episode["judged_by"] = judgement[0]["annotator"] if judgement else None
         return episode
+
+    @_one_snapshot
+    def step_tree(self, episode_id: str, step_index: int) -> dict[str, Any]:
+        """A step's UI tree as a flat element list (depth, parent), with the action's target index."""
+        rows = self.sql("SELECT ui_tree, action_json FROM steps WHERE episode_id = ? AND step_index = ?",
+                        [episode_id, step_index])
+        if not rows:
+            raise StepNotFound(f"episode {episode_id!r} has no step {step_index}")
+        xml = rows[0]["ui_tree"]
+        element = json.loads(rows[0]["action_json"]).get("element") or {}
+        if xml is None:
+            return {"episode_id": episode_id, "step_index": step_index, "nodes": [], "target": None}
+        try:
+            nodes = [asdict(n) for n in parse_ui_tree(xml)]
+        except UITreeError as exc:
+            raise StepNotFound(f"step {step_index} of episode {episode_id!r} has an unreadable UI tree: {exc}") from None
+        return {"episode_id": episode_id, "step_index": step_index, "nodes": nodes, "target": _target(nodes, element)}
 
     # -- frames -------------------------------------------------------------------------
     def cached_frame(self, sha: str) -> bytes | None:
@@ -203,19 +232,22 @@ class Browser:
         rows = self.sql("SELECT * FROM datasets WHERE name = ? AND version = ? ORDER BY created_at DESC LIMIT 1",
                         [name, version])
         if not rows:
-            raise DatasetNotFound(f"no dataset {name!r} version {version} in the lake at {self.lake.uri}")
+            raise DatasetNotFound(f"no dataset {name!r} version {version} in the lake")
         return _decode(rows[0])
 
     def dataset_report(self, name: str, version: int) -> tuple[str, bytes]:
-        """The report a dataset version names in ``exports_json["report"]``: (path, bytes).
+        return self.dataset_file(name, version, "report")
+
+    def dataset_file(self, name: str, version: int, kind: str) -> tuple[str, bytes]:
+        """The file a dataset version names in ``exports_json[kind]`` (report, card): (path, bytes).
 
         A relative path is read from the version's folder (``exports_json["path"]``), or from
         the lake's root when the version names no folder.
         """
         exports = self.dataset(name, version)["exports"] or {}
-        path = exports.get("report") if isinstance(exports, dict) else None
+        path = exports.get(kind) if isinstance(exports, dict) else None
         if not isinstance(path, str) or not path:
-            raise ReportNotFound(f"dataset {name!r} v{version} names no report")
+            raise ReportNotFound(f"dataset {name!r} v{version} names no {kind}")
         base = exports.get("path") or self.lake.uri  # curation writes it inside the version's folder
         uri = path if ("://" in path or path.startswith("/")) else f"{str(base).rstrip('/')}/{path}"
         try:
@@ -223,17 +255,23 @@ class Browser:
             with fs.open_input_stream(inner) as src:
                 return path, src.read()
         except (OSError, ValueError) as exc:
-            raise ReportNotFound(f"report of dataset {name!r} v{version} at {path} cannot be read: {exc}") from None
+            raise ReportNotFound(f"{kind} of dataset {name!r} v{version} ({Path(path).name}) cannot be read: "
+                                 f"{type(exc).__name__}") from None
+
+    def dataset_card(self, name: str, version: int) -> bytes:
+        """The version's dataset card (``exports_json["card"]``, README.md), like its report."""
+        return self.dataset_file(name, version, "card")[1]
+
+    def dataset_diff(self, name: str, a: int, b: int) -> dict[str, Any]:
+        return datasets.diff(self.dataset(name, a), self.dataset(name, b))
 
     def models(self) -> list[dict[str, Any]]:
         return [_decode(r) for r in self.sql("SELECT * FROM models ORDER BY created_at, name")]
 
 
-_LATEST_EPISODE_JUDGEMENT = """
-    SELECT episode_id, outcome FROM annotations
-    WHERE target = 'episode' AND status = 'accepted' AND outcome IS NOT NULL
-    QUALIFY row_number() OVER (PARTITION BY episode_id ORDER BY created_at DESC, annotation_id DESC) = 1
-"""
+_RESOLVED = "recorded_action_json, action_json, corrected, step_correct, annotation_id"
+_AS_RECORDED = ("action_json AS recorded_action_json, action_json, false AS corrected, "
+                "NULL::BOOLEAN AS step_correct, NULL::VARCHAR AS annotation_id")
 
 
 def _step(row: dict[str, Any]) -> dict[str, Any]:
@@ -242,7 +280,31 @@ def _step(row: dict[str, Any]) -> dict[str, Any]:
     row["action"] = recorded
     row["correction"] = resolved if row["corrected"] else None
     row["frame_url"] = f"/frames/{row['frame_sha']}.png"
+    row["meta"] = json.loads(row.pop("meta_json") or "{}")
+    row["output"] = model_output(row["raw_output"], row["thought"])
+    row["invalid"] = bool(row["output"] and not row["output"]["valid"])
     return row
+
+
+def model_output(raw: str | None, thought: str | None) -> dict[str, Any] | None:
+    """What the model said: ``{valid, error, text}`` (an invalid step's error is the marker's first line)."""
+    for text in (raw, thought):
+        if text and text.startswith(INVALID):
+            error, _, rest = text[len(INVALID):].partition("\n")
+            return {"valid": False, "error": error, "text": rest if text is raw else (raw or rest)}
+    return {"valid": True, "error": None, "text": raw} if raw else None
+
+
+def _target(nodes: list[dict[str, Any]], element: dict[str, Any]) -> int | None:
+    """The index of the tree node the action names (by index, else by bounds), or None."""
+    index, bounds = element.get("index"), element.get("bounds")
+    if isinstance(index, int) and 0 <= index < len(nodes):
+        if bounds is None or list(nodes[index]["bounds"]) == list(bounds):
+            return index
+    for node in nodes:
+        if bounds is not None and list(node["bounds"]) == list(bounds):
+            return node["index"]
+    return None
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:

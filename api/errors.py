@@ -33,3 +33,17 @@ class DatasetNotFound(ApiError, KeyError):
 class ReportNotFound(ApiError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "report not found"
+
+
+class StepNotFound(ApiError, KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "step not found"
+
+
+class EvalNotFound(ApiError, KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "evaluation not found"
+
+
+class TooManyQueries(ApiError):
+    """More SQL queries at once than PHONELOOP_SQL_MAX_CONCURRENT allows (429)."""

@@ -7,6 +7,8 @@
 | ``PHONELOOP_WEBHOOK_SECRET`` | the secret Label Studio sends in ``X-Webhook-Secret`` | unset: the webhook answers 503 |
 | ``PHONELOOP_SQL_ROW_LIMIT`` | most rows ``POST /api/sql`` returns | ``1000`` |
 | ``PHONELOOP_SQL_TIMEOUT_S`` | a query running longer is interrupted | ``5`` |
+| ``PHONELOOP_SQL_MEMORY_MB`` | memory one query may use (DuckDB ``memory_limit``); more fails the query | ``512`` |
+| ``PHONELOOP_SQL_MAX_CONCURRENT`` | SQL queries running at once; one more answers 429 | ``4`` |
 | ``PHONELOOP_API_REFRESH_S`` | how often reads look for new lake versions | ``2`` |
 | ``PHONELOOP_FRAME_CACHE_MB`` | PNG bytes kept in memory (frames never change) | ``256`` |
 """
@@ -29,6 +31,8 @@ class ApiSettings:
     webhook_secret: str | None = None  # Label Studio's X-Webhook-Secret; None disables the webhook (503)
     sql_row_limit: int = 1000
     sql_timeout_s: float = 5.0
+    sql_memory_mb: int = 512
+    sql_max_concurrent: int = 4
     refresh_s: float = 2.0
     frame_cache_mb: int = 256
 
@@ -37,6 +41,10 @@ class ApiSettings:
             raise InvalidSettings(f"sql_row_limit must be at least 1, got {self.sql_row_limit}")
         if self.sql_timeout_s <= 0:
             raise InvalidSettings(f"sql_timeout_s must be positive, got {self.sql_timeout_s}")
+        if self.sql_memory_mb < 16:
+            raise InvalidSettings(f"sql_memory_mb must be at least 16, got {self.sql_memory_mb}")
+        if self.sql_max_concurrent < 1:
+            raise InvalidSettings(f"sql_max_concurrent must be at least 1, got {self.sql_max_concurrent}")
         if self.auth_reads and not self.token:
             raise InvalidSettings("PHONELOOP_API_AUTH_READS is set but PHONELOOP_API_TOKEN is not")
 
@@ -50,6 +58,8 @@ class ApiSettings:
                 webhook_secret=env.get("PHONELOOP_WEBHOOK_SECRET") or None,
                 sql_row_limit=int(env.get("PHONELOOP_SQL_ROW_LIMIT", "1000")),
                 sql_timeout_s=float(env.get("PHONELOOP_SQL_TIMEOUT_S", "5")),
+                sql_memory_mb=int(env.get("PHONELOOP_SQL_MEMORY_MB", "512")),
+                sql_max_concurrent=int(env.get("PHONELOOP_SQL_MAX_CONCURRENT", "4")),
                 refresh_s=float(env.get("PHONELOOP_API_REFRESH_S", "2")),
                 frame_cache_mb=int(env.get("PHONELOOP_FRAME_CACHE_MB", "256")),
             )

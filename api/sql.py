@@ -8,7 +8,10 @@ Layers, each enough on its own for some attacks:
    connection whose tables are Arrow datasets, with external access off and the
    configuration locked, so ``read_csv('/etc/passwd')`` fails inside a SELECT too;
 3. at most ``row_limit`` rows are fetched (``truncated`` says whether more existed),
-   and a timer interrupts the connection after ``timeout_s``.
+   and a timer interrupts the connection after ``timeout_s``;
+4. the connection has a memory limit (a query needing more fails, the server does not
+   grow), and ``QueryGate`` caps how many queries run at once (the next one is told to
+   retry: 429).
 """
 
 from __future__ import annotations
@@ -23,7 +26,23 @@ from uuid import UUID
 
 import duckdb
 
-from api.errors import SqlFailed, SqlRejected, SqlTimeout
+from api.errors import SqlFailed, SqlRejected, SqlTimeout, TooManyQueries
+
+
+class QueryGate:
+    """At most ``limit`` queries at once; one more raises TooManyQueries instead of queueing."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def __enter__(self) -> QueryGate:
+        if not self._slots.acquire(blocking=False):
+            raise TooManyQueries(f"{self.limit} SQL queries are already running; retry shortly")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._slots.release()
 
 
 @dataclass(frozen=True)
@@ -66,7 +85,9 @@ def run_readonly(con: duckdb.DuckDBPyConnection, query: str, *, row_limit: int, 
     except duckdb.Error as exc:
         if timed_out.is_set():
             raise SqlTimeout(f"query interrupted after {timeout_s:g} s") from None
-        raise SqlFailed(f"query failed: {exc}") from None
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise SqlFailed("query needs more memory than the per-query limit (PHONELOOP_SQL_MEMORY_MB)") from None
+        raise SqlFailed(f"query failed: {str(exc)[:2000]}") from None
     finally:
         timer.cancel()
         con.close()

@@ -1,15 +1,20 @@
-"""Frame serving: `phoneloop serve`'s GET /frames/{sha}.png against a static file server.
+"""`phoneloop serve` measured: frames/s, episode page render time, search over many episodes.
 
-    .venv/bin/python bench/api_bench.py            # 64 frames of 1080x2400, 8 clients, 3 rounds of 4 s
-    .venv/bin/python bench/api_bench.py --quick    # smoke run
+    .venv/bin/python bench/api_bench.py            # 64 frames, 100k episodes to search, 3 rounds of 4 s
+    .venv/bin/python bench/api_bench.py --quick    # smoke run (10k episodes, 1 s rounds)
 
-Both servers run in their own process on 127.0.0.1 and serve the same PNG bytes: the
-service reads them from the lake (frame index + in-memory cache), the baseline is the
-stdlib ``ThreadingHTTPServer`` (HTTP/1.1 keep-alive) over a folder of ``<sha>.png``
-files. Clients are processes with threads, each thread one keep-alive connection that
-requests random frames for a fixed time. Rounds alternate between the servers; the
-median round is reported: requests/s, p50/p99 latency and the ratio (target >= 0.5).
-Timings are printed, never asserted.
+Every figure comes with a baseline measured in the same run:
+- frames: GET /frames/{sha}.png against the stdlib ``ThreadingHTTPServer`` (HTTP/1.1
+  keep-alive) serving the same PNG bytes from a folder of ``<sha>.png`` files. Clients are
+  processes with threads, each thread one keep-alive connection requesting random frames
+  for a fixed time; rounds alternate between the servers, the median round is reported:
+  requests/s, p50/p99 and the ratio (target >= 0.8);
+- episode pages of 24 and 200 steps: p50/p99 of GET /episodes/{id} (rendered from the
+  lake each time) against the static server sending the same HTML bytes;
+- search: p50/p99 of GET /api/episodes?q=WORD (count, page of 50 and facet counts over
+  ``episodes_resolved``) against the same word search as one DuckDB query over an
+  in-memory table of the same instructions (no HTTP, no lake, no facets).
+Both servers run in their own process on 127.0.0.1. Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -61,15 +66,53 @@ def screens(n: int) -> list[bytes]:
     return out
 
 
-def build(folder: Path, n_frames: int) -> tuple[str, Path, list[str]]:
-    """A lake holding n_frames screenshots, and a folder of the same bytes named <sha>.png."""
+WORDS = ("alarm", "timer", "contact", "message", "note", "wifi", "calendar", "email", "photo", "music")
+
+
+def long_episode(pngs: list[bytes], n_steps: int, seed: int) -> Episode:
+    """An episode of n_steps model steps over the bench's screens, one in five invalid."""
+    rng = random.Random(seed)
+    steps = []
+    for i in range(n_steps):
+        x, y = rng.randrange(W), rng.randrange(H)
+        if i % 5 == 4:
+            steps.append(Step(Observation(pngs[i % len(pngs)]), Action("wait"), thought="tap the button",
+                              raw_output=f"invalid: no JSON object in model output\nI will tap at {x}, {y}"))
+        else:
+            steps.append(Step(Observation(pngs[i % len(pngs)]), Action("tap", x=x, y=y), thought="tap the button",
+                              raw_output=f'{{"type": "tap", "x": {x}, "y": {y}}}'))
+    return Episode(instruction=f"bench long episode of {n_steps} steps", source="rollout", device=Device(W, H),
+                   steps=tuple(steps), policy="bench", round=1, meta={"stopped": "max_steps", "seed": seed})
+
+
+def filler(n: int, png: bytes) -> list[str]:
+    """n one-step episodes with varied instructions (written in batches); returns the instructions."""
+    rng = random.Random(11)
+    return [f"{rng.choice(('Open', 'Set', 'Find', 'Delete'))} the {rng.choice(WORDS)} number {i} "
+            f"{rng.choice(WORDS)}{i % 97}" for i in range(n)]
+
+
+def write_filler(lake: Lake, instructions: list[str], png: bytes, batch: int = 10_000) -> None:
+    for start in range(0, len(instructions), batch):
+        lake.write_episodes([Episode(instruction=text, source="rollout", device=Device(W, H),
+                                     steps=(Step(Observation(png), Action("tap", x=5, y=5)),),
+                                     app=WORDS[i % len(WORDS)], task=f"Task{i % 50}", policy=f"p{i % 3}")
+                             for i, text in enumerate(instructions[start:start + batch], start)])
+
+
+def build(folder: Path, n_frames: int, n_search: int = 0) -> tuple[str, Path, list[str], dict, list[str]]:
+    """A lake holding n_frames screenshots, a 24- and a 200-step episode and n_search one-step
+    episodes; and a folder of the same frame bytes named <sha>.png."""
     pngs = screens(n_frames)
     episodes = []
     for i in range(0, n_frames, 8):
         steps = [Step(Observation(p), Action("tap", x=540, y=600)) for p in pngs[i:i + 8]]
         episodes.append(Episode(instruction=f"bench {i}", source="agent", device=Device(W, H), steps=steps))
+    long = {n: long_episode(pngs, n, n) for n in (24, 200)}
     lake = Lake.init(folder / "lake")
-    lake.write_episodes(episodes)
+    lake.write_episodes([*episodes, *long.values()])
+    instructions = filler(n_search, pngs[0])
+    write_filler(lake, instructions, pngs[0])
     static = folder / "static" / "frames"
     static.mkdir(parents=True)
     shas = []
@@ -77,11 +120,15 @@ def build(folder: Path, n_frames: int) -> tuple[str, Path, list[str]]:
         sha = step.observation.sha256
         (static / f"{sha}.png").write_bytes(step.observation.screenshot)
         shas.append(sha)
-    return lake.uri, folder / "static", shas
+    return lake.uri, folder / "static", shas, {n: e.episode_id for n, e in long.items()}, instructions
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like uvicorn
+
+    def setup(self) -> None:
+        super().setup()  # TCP_NODELAY like uvicorn, else Nagle + delayed ACKs add ~40 ms per keep-alive request
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, *args) -> None:
         pass
@@ -162,6 +209,64 @@ def load(port: int, shas: list[str], clients: int, procs: int, seconds: float) -
             "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
 
 
+def latencies(port: int, paths: list[str], rounds: int) -> dict[str, float]:
+    """p50/p99 (ms) of sequential GETs over one keep-alive connection."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    for _ in range(rounds):
+        for path in paths:
+            start = time.perf_counter()
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = response.read()
+            if response.status != 200 or not body:
+                raise RuntimeError(f"bad response {response.status} for {path[:80]}")
+            times.append(time.perf_counter() - start)
+    conn.close()
+    times.sort()
+    return {"p50_ms": 1000 * times[len(times) // 2], "p99_ms": 1000 * times[min(len(times) - 1, int(len(times) * .99))]}
+
+
+def raw_search(instructions: list[str], words: list[str], rounds: int) -> dict[str, float]:
+    """The baseline: the same word search as one DuckDB query over an in-memory table (no HTTP)."""
+    import duckdb
+    import pyarrow as pa
+
+    con = duckdb.connect()
+    con.register("t", pa.table({"instruction": instructions}))
+    times = []
+    for _ in range(rounds):
+        for word in words:
+            start = time.perf_counter()
+            con.execute("SELECT count(*) FROM t WHERE contains(lower(instruction), ?)", [word]).fetchall()
+            con.execute("SELECT instruction FROM t WHERE contains(lower(instruction), ?) ORDER BY instruction "
+                        "LIMIT 50", [word]).fetchall()
+            times.append(time.perf_counter() - start)
+    times.sort()
+    return {"p50_ms": 1000 * times[len(times) // 2], "p99_ms": 1000 * times[min(len(times) - 1, int(len(times) * .99))]}
+
+
+def pages_and_search(api_port: int, static_port: int, static_dir: Path, long_ids: dict, instructions: list[str],
+                     rounds: int) -> None:
+    for n, episode_id in long_ids.items():
+        conn = http.client.HTTPConnection("127.0.0.1", api_port, timeout=60)
+        conn.request("GET", f"/episodes/{episode_id}")
+        html = conn.getresponse().read()
+        conn.close()
+        (static_dir / f"page{n}.html").write_bytes(html)
+        page = latencies(api_port, [f"/episodes/{episode_id}"], rounds)
+        static = latencies(static_port, [f"/page{n}.html"], rounds)
+        print(f"  episode page, {n:>3} steps ({len(html) / 1024:.0f} KiB): p50 {page['p50_ms']:7.2f} ms  "
+              f"p99 {page['p99_ms']:7.2f} ms | static same bytes p50 {static['p50_ms']:.2f} ms  "
+              f"ratio p50 {page['p50_ms'] / static['p50_ms']:.1f}x")
+    words = [*WORDS, "number 4242", "zzz-nothing"]
+    api = latencies(api_port, [f"/api/episodes?q={w.replace(' ', '+')}&limit=50" for w in words], max(1, rounds // 4))
+    raw = raw_search(instructions, words, max(1, rounds // 4))
+    print(f"  search over {len(instructions):,} episodes (+ facets): p50 {api['p50_ms']:7.2f} ms  "
+          f"p99 {api['p99_ms']:7.2f} ms | raw DuckDB p50 {raw['p50_ms']:.2f} ms  "
+          f"ratio p50 {api['p50_ms'] / raw['p50_ms']:.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="16 frames, 1 s rounds")
@@ -170,16 +275,20 @@ def main() -> None:
     parser.add_argument("--client-procs", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=4.0, help="per round and server")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--search-episodes", type=int, default=100_000)
+    parser.add_argument("--page-rounds", type=int, default=40, help="requests per page and server")
     args = parser.parse_args()
     if args.quick:
-        args.frames, args.seconds, args.rounds = 16, 1.0, 1
+        args.frames, args.seconds, args.rounds, args.page_rounds = 16, 1.0, 1, 8
+        args.search_episodes = min(args.search_episodes, 10_000)
     folder = Path(tempfile.mkdtemp(prefix="phoneloop-api-bench-"))
     servers: list[subprocess.Popen | multiprocessing.Process] = []
     try:
         t0 = time.perf_counter()
-        lake_uri, static_dir, shas = build(folder, args.frames)
+        lake_uri, static_dir, shas, long_ids, instructions = build(folder, args.frames, args.search_episodes)
         size = sum((static_dir / "frames" / f"{s}.png").stat().st_size for s in shas) / len(shas)
-        print(f"{len(shas)} frames, {size / 1024:.0f} KiB each on average, built in {time.perf_counter() - t0:.1f} s")
+        print(f"{len(shas)} frames, {size / 1024:.0f} KiB each on average, {len(instructions):,} episodes to search; "
+              f"built in {time.perf_counter() - t0:.1f} s")
         api_port, static_port = free_port(), free_port()
         env = {**os.environ, "PHONELOOP_API_TOKEN": "", "PHONELOOP_API_AUTH_READS": "0"}
         servers.append(subprocess.Popen([sys.executable, "-m", "phoneloop.cli", "serve", "--lake", lake_uri,
@@ -204,8 +313,9 @@ def main() -> None:
             r = median[name]
             print(f"  {name:<10} {r['rps']:>8.0f} req/s   p50 {r['p50_ms']:6.2f} ms   p99 {r['p99_ms']:6.2f} ms")
         ratio = median["phoneloop"]["rps"] / median["static"]["rps"]
-        print(f"  throughput ratio phoneloop/static: {ratio:.2f} (target >= 0.5); "
+        print(f"  throughput ratio phoneloop/static: {ratio:.2f} (target >= 0.8); "
               f"p99 ratio: {median['phoneloop']['p99_ms'] / median['static']['p99_ms']:.2f}")
+        pages_and_search(api_port, static_port, static_dir, long_ids, instructions, args.page_rounds)
     finally:
         for server in servers:
             server.terminate()

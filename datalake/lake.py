@@ -157,9 +157,10 @@ class Lake:
             self._con = query.connect(self.tables)
         return self._con
 
-    def readonly_connection(self) -> duckdb.DuckDBPyConnection:
-        """A new DuckDB connection with the same views that cannot touch files (for user SQL)."""
-        return query.connect(self.tables, read_only=True)
+    def readonly_connection(self, limits: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
+        """A new DuckDB connection with the same views that cannot touch files (for user SQL);
+        ``limits``: DuckDB settings such as ``{"memory_limit": "256MB"}``, locked with the rest."""
+        return query.connect(self.tables, read_only=True, limits=limits)
 
     def sql(self, q: str, params: list | None = None) -> pa.Table:
         """Run DuckDB SQL over the lake's views and return an Arrow table."""

@@ -132,13 +132,15 @@ _PURPOSE = ("coalesce(purpose, CASE WHEN json_extract_string(meta_json, '$.eval_
 _RAW = ("episodes", "steps")
 
 
-def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False,
+            limits: dict[str, str] | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the lake's views over the given snapshots.
 
     ``read_only=True`` is for SQL from users (the HTTP API): every table is registered
     as an Arrow dataset, then file system access is switched off and the configuration
     locked, so ``COPY``, ``ATTACH``, ``INSTALL``/``LOAD`` and ``read_csv('/etc/passwd')``
     fail while the views still answer. Parsing "one SELECT statement" is the caller's job.
+    ``limits`` are DuckDB settings applied before the lock (e.g. ``{"memory_limit": "256MB"}``).
     """
     con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     con.execute("SET parquet_metadata_cache = true")
@@ -155,6 +157,10 @@ def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False) ->
         con.execute(f"CREATE VIEW steps AS {RESOLVED_VIEWS['steps']}")
     for name in ("steps_resolved", "episodes_resolved"):
         con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
+    for name, value in (limits or {}).items():
+        if name not in ("memory_limit", "threads", "max_temp_directory_size"):
+            raise ValueError(f"not a DuckDB limit this lake sets: {name!r}")
+        con.execute(f"SET {name} = ?", [value])
     if read_only:
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")

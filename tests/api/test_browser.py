@@ -36,9 +36,10 @@ def page():
 def test_episode_page_renders_screenshots_and_overlays(page, live_server, tmp_path):
     page.goto(f"{live_server}/episodes/{gestures_episode().episode_id}")
     first = page.locator("#step-0")
-    img = first.locator("img")
+    img = first.locator(".shot.big img").first
     img.wait_for()
-    page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+    page.wait_for_function("Array.from(document.querySelectorAll('section.step.current img, #filmstrip img'))"
+                           ".every(i => i.complete && i.naturalWidth > 0)")  # hidden steps load lazily
     assert img.evaluate("i => i.naturalWidth") == 108
     box = img.bounding_box()
     assert box["width"] > 100 and box["height"] > 200
@@ -54,6 +55,8 @@ def test_episode_page_renders_screenshots_and_overlays(page, live_server, tmp_pa
     dot_box = dot.bounding_box()
     cx = dot_box["x"] + dot_box["width"] / 2 - box["x"]
     assert abs(cx / box["width"] - 30 / 108) < 0.02
+    page.keyboard.press("j")
+    page.keyboard.press("j")
     arrow = page.locator("#step-2 line.recorded.arrow")  # vertical: a zero-width box, so check its length
     assert arrow.bounding_box()["height"] > 50
     assert float(arrow.evaluate("l => parseFloat(getComputedStyle(l).strokeWidth)")) > 0
@@ -72,7 +75,7 @@ def test_keyboard_moves_between_steps(page, live_server):
     assert page.locator(".step.current").get_attribute("id") == "step-2"
     page.keyboard.press("k")
     assert page.locator(".step.current").get_attribute("id") == "step-1"
-    assert page.evaluate("location.hash") == "#step-1"
+    assert page.evaluate("location.hash") == "#step=1"
 
 
 def test_episode_list_filters_in_the_browser(page, live_server):
@@ -83,5 +86,5 @@ def test_episode_list_filters_in_the_browser(page, live_server):
     page.wait_for_url("**source=oracle**")
     assert page.locator("#episodes tbody tr").count() == 2
     page.click("text=Turn on Wi-Fi")
-    page.wait_for_selector("#step-0 img")
+    page.wait_for_selector("#step-0 .shot.big img")
     assert page.locator("#verified-by").text_content() == "verifier"

@@ -20,8 +20,9 @@ def test_episode_list_page_applies_filters(client):
     assert html.count('href="/episodes/') == 2 and "Turn on Wi-Fi" in html
 
 
-def test_episode_list_page_rejects_a_bad_round(client):
-    assert client.get("/episodes", params={"round": "two"}).status_code == 400
+def test_episode_list_page_rejects_a_bad_round_naming_it(client):
+    r = client.get("/episodes", params={"round": "two"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html") and "round" in r.text
 
 
 def test_episode_page_draws_each_action_kind(client):

@@ -1,0 +1,160 @@
+"""Evaluations as the viewer reads them from the lake's ``evals`` table (schema v2).
+
+One ``evals`` row per (eval_id, policy). The JSON columns are read in this shape — the
+eval writer (rollout/eval.py) writes exactly it:
+
+- ``results_json``: a list, one item per episode the policy ran:
+  ``{"task": str, "seed": int, "episode_id": str, "outcome": "success"|"failure"|"unknown",
+  "score": float|null, "category": str|null, "app": str|null}``;
+- ``summary_json``: ``{"overall": G, "by_category": {category: G}, "by_app": {app: G}}`` where
+  ``G = {"n": int, "successes": int, "rate": float, "low": float, "high": float}`` (rate in
+  0..1 with its 95% interval). The viewer shows these numbers as stored; when the column
+  is NULL it computes them from ``results_json`` (Wilson intervals) and says so;
+- ``comparisons_json``: a list of paired comparisons with the other policies of the eval
+  on the same (task, seed) pairs: ``{"against": policy, "group": "overall"|category,
+  "pairs": int, "only_this": int, "only_other": int, "both": int, "neither": int,
+  "diff": float, "low": float, "high": float, "p_value": float|null}`` (``diff`` is this
+  policy's success rate minus the other's over the pairs, with its 95% interval).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from api.errors import EvalNotFound
+
+Sql = Callable[[str, list | None], list[dict[str, Any]]]
+GROUPS = (("category", "by_category"), ("app", "by_app"))
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (rollout/eval.py uses the same)."""
+    if n == 0:
+        return 0.0, 0.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _cell(results: list[dict[str, Any]]) -> dict[str, Any]:
+    n, k = len(results), sum(r.get("outcome") == "success" for r in results)
+    low, high = wilson(k, n)
+    return {"n": n, "successes": k, "rate": k / n if n else 0.0, "low": low, "high": high}
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """``summary_json``'s shape computed from per-episode results (when the row has none)."""
+    out: dict[str, Any] = {"overall": _cell(results)}
+    for key, name in GROUPS:
+        groups: dict[str, list] = {}
+        for r in results:
+            groups.setdefault(r.get(key) or "—", []).append(r)
+        out[name] = {g: _cell(rs) for g, rs in sorted(groups.items())}
+    return out
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
+
+
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in row.items() if not k.endswith("_json")}
+    out["policy_config"] = _loads(row.get("policy_json"), None)
+    out["seeds"] = _loads(row.get("seeds_json"), None)
+    out["results"] = _loads(row.get("results_json"), [])
+    out["summary"] = _loads(row.get("summary_json"), None)
+    out["summary_computed"] = out["summary"] is None
+    if out["summary"] is None:
+        out["summary"] = summarise(out["results"])
+    out["comparisons"] = _loads(row.get("comparisons_json"), [])
+    n = row.get("episodes") or 0
+    out["rate"] = (row.get("successes") or 0) / n if n else None
+    return out
+
+
+def list_evals(sql: Sql) -> list[dict[str, Any]]:
+    """Every evaluation, newest first, with one line per policy."""
+    rows = sql("""SELECT eval_id, name, policy, status, error, episodes, successes, task_set, perturbation,
+                         round, loop, created_at FROM evals ORDER BY created_at DESC, eval_id, policy""", None)
+    evals: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        e = evals.setdefault(r["eval_id"], {k: r[k] for k in ("eval_id", "name", "task_set", "perturbation",
+                                                               "round", "loop", "created_at")} | {"policies": []})
+        n = r["episodes"] or 0
+        e["policies"].append({"policy": r["policy"], "status": r["status"], "error": r["error"], "episodes": n,
+                              "successes": r["successes"], "rate": (r["successes"] or 0) / n if n else None})
+    return list(evals.values())
+
+
+def eval_detail(sql: Sql, eval_id: str) -> dict[str, Any]:
+    """One evaluation: its policies' rows, the per-group table and the per-task results."""
+    rows = [_row(r) for r in sql("SELECT * FROM evals WHERE eval_id = ? ORDER BY created_at, policy", [eval_id])]
+    if not rows:
+        raise EvalNotFound(f"no evaluation {eval_id!r} in the lake")
+    head = rows[0]
+    policies = [r["policy"] for r in rows]
+    table = []
+    for key, name in GROUPS:
+        groups = sorted({g for r in rows for g in r["summary"].get(name, {})})
+        for g in groups:
+            table.append({"by": key, "group": g, "cells": {r["policy"]: r["summary"][name].get(g) for r in rows}})
+    table.append({"by": "all", "group": "overall", "cells": {r["policy"]: r["summary"].get("overall") for r in rows}})
+    return {**{k: head[k] for k in ("eval_id", "name", "task_set", "perturbation", "round", "loop", "created_at")},
+            "policies": policies, "rows": rows, "table": table, "tasks": _tasks(rows)}
+
+
+def _tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per task: its category and app, and per policy the episodes it ran (seed, outcome, link)."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        for r in row["results"]:
+            t = tasks.setdefault(r.get("task") or "—", {"task": r.get("task") or "—", "category": r.get("category"),
+                                                        "app": r.get("app"), "by_policy": {}})
+            cell = t["by_policy"].setdefault(row["policy"], {"n": 0, "successes": 0, "episodes": []})
+            cell["n"] += 1
+            cell["successes"] += r.get("outcome") == "success"
+            cell["episodes"].append({k: r.get(k) for k in ("seed", "episode_id", "outcome", "score")})
+    for t in tasks.values():
+        for cell in t["by_policy"].values():
+            cell["episodes"].sort(key=lambda e: (str(e["seed"]), str(e["episode_id"])))
+    return sorted(tasks.values(), key=lambda t: t["task"])
+
+
+def _one(sql: Sql, eval_id: str, policy: str) -> dict[str, Any]:
+    rows = sql("SELECT * FROM evals WHERE eval_id = ? AND policy = ? ORDER BY created_at DESC LIMIT 1",
+               [eval_id, policy])
+    if not rows:
+        raise EvalNotFound(f"no policy {policy!r} in evaluation {eval_id!r}")
+    return _row(rows[0])
+
+
+def compare(sql: Sql, left: tuple[str, str], right: tuple[str, str]) -> dict[str, Any]:
+    """Two policies (each ``(eval_id, policy)``) on the (task, seed) pairs both ran."""
+    a, b = _one(sql, *left), _one(sql, *right)
+    index = {(r.get("task"), str(r.get("seed"))): r for r in b["results"]}
+    pairs, counts, tasks = [], {"both": 0, "only_left": 0, "only_right": 0, "neither": 0}, {}
+    for r in a["results"]:
+        other = index.get((r.get("task"), str(r.get("seed"))))
+        if other is None:
+            continue
+        ls, rs = r.get("outcome") == "success", other.get("outcome") == "success"
+        counts["both" if ls and rs else "only_left" if ls else "only_right" if rs else "neither"] += 1
+        t = tasks.setdefault(r.get("task"), {"task": r.get("task"), "pairs": 0, "left": 0, "right": 0})
+        t["pairs"] += 1
+        t["left"] += ls
+        t["right"] += rs
+        pick = ("seed", "episode_id", "outcome", "score")
+        pairs.append({"task": r.get("task"), "seed": r.get("seed"), "left": {k: r.get(k) for k in pick},
+                      "right": {k: other.get(k) for k in pick}})
+    pairs.sort(key=lambda p: (str(p["task"]), str(p["seed"])))
+    return {"left": {"eval_id": left[0], "policy": left[1]}, "right": {"eval_id": right[0], "policy": right[1]},
+            "counts": counts, "tasks": sorted(tasks.values(), key=lambda t: str(t["task"])), "pairs": pairs}
