@@ -41,7 +41,7 @@ FEATURES = {
     "episodes": Features({"episode_id": _TEXT, "instruction": _TEXT, "app": _TEXT, "category": _TEXT,
                           "task": _TEXT, "source": _TEXT, "phone": _TEXT, "outcome": _TEXT,
                           "verified_by": _TEXT, "split": _TEXT, "safety_tags": List(_TEXT),
-                          "actions": List(_TEXT), "images": List(Image())}),
+                          "actions": List(_TEXT), "images": List(Image()), "record": _TEXT}),
 }
 
 SYSTEM = {
@@ -126,7 +126,20 @@ def episode_rows(ws: list[EpisodeRow], params: dict, frame: FrameSource) -> Iter
         yield {"episode_id": e.episode_id, "instruction": e.instruction, "app": e.app, "category": e.category,
                "task": e.task, "source": e.source, "phone": e.phone, "outcome": e.outcome,
                "verified_by": e.verified_by, "split": e.split, "safety_tags": list(e.tags),
-               "actions": [s.action.to_json() for s in e.steps], "images": [_image(frame(s)) for s in e.steps]}
+               "actions": [s.action.to_json() for s in e.steps], "images": [_image(frame(s)) for s in e.steps],
+               "record": json_dumps(episode_record(e))}
+
+
+def episode_record(e: EpisodeRow) -> dict:
+    """Everything else the lake knows about an exported episode (its curated, redacted form),
+    so ``phoneloop lake import hf://...`` rebuilds the same episode in another lake."""
+    steps = [{k: v for k, v in (("ui_tree", s.ui_tree), ("package", s.package), ("activity", s.activity),
+                                ("thought", s.thought), ("raw_output", s.raw_output), ("meta", s.meta or None))
+              if v is not None} for s in e.steps]
+    fields = {"device": e.device or {"width": e.width, "height": e.height, "kind": e.phone}, "policy": e.policy,
+              "round": e.round, "purpose": e.purpose, "failure_reason": e.failure_reason, "score": e.score,
+              "meta": e.meta or None, "steps": steps}
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 ROWS = {"sft": sft_rows, "grpo": grpo_rows, "episodes": episode_rows}

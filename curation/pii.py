@@ -75,7 +75,45 @@ def find_pii(text: str | None) -> list[Span]:
     for region in REGIONS:
         for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
             add(m.start, m.end, "PHONE", phonenumbers.format_number(m.number, phonenumbers.PhoneNumberFormat.E164))
+    _split_runs(text, found, add)
     return sorted(found, key=lambda s: s.start)
+
+
+_RUN = re.compile(r"\+?\d+(?:[ -]\d+)+")
+_GROUP = re.compile(r"\+?\d+")
+_MAX_GROUPS = 8
+
+
+def _split_runs(text: str, found: list[Span], add) -> None:
+    """Values written next to each other ("+1 415 555 0106 4539 1488 0603 4368"): the
+    greedy patterns above see one long number that is neither; try every window of digit
+    groups not yet covered, longest first, for a card, then an international (+...) phone
+    number (dates and times such as "2024-05-01 10:30" are never phone numbers here)."""
+    for run in _RUN.finditer(text):
+        groups = [g for g in _GROUP.finditer(text, run.start(), run.end())
+                  if all(g.end() <= s.start or g.start() >= s.end for s in found)]
+        i = 0
+        while i < len(groups):
+            i = _window_at(text, groups, i, add)
+
+
+def _window_at(text: str, groups: list, i: int, add) -> int:
+    for j in range(min(len(groups), i + _MAX_GROUPS) - 1, i - 1, -1):
+        start, end = groups[i].start(), groups[j].end()
+        digits = re.sub(r"\D", "", text[start:end])
+        if 13 <= len(digits) <= 19 and not text[start].startswith("+") and luhn.is_valid(digits):
+            add(start, end, "CARD", digits)
+            return j + 1
+        if 7 <= len(digits) <= 15 and text[start] == "+":  # national numbers: the matcher above
+            for region in REGIONS:
+                try:
+                    number = phonenumbers.parse(text[start:end], region)
+                except phonenumbers.NumberParseException:
+                    continue
+                if phonenumbers.is_valid_number(number):
+                    add(start, end, "PHONE", phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164))
+                    return j + 1
+    return i + 1
 
 
 def has_pii(text: str | None) -> bool:

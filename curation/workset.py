@@ -35,6 +35,7 @@ class StepRow:
     corrected: bool = False
     image: bytes | None = None  # replacement PNG (e.g. after redaction); None = the lake frame
     meta: dict = field(default_factory=dict)
+    activity: str | None = None
 
 
 @dataclass
@@ -57,6 +58,9 @@ class EpisodeRow:
     split: str | None = None
     purpose: str = "train"
     meta: dict = field(default_factory=dict)
+    device: dict = field(default_factory=dict)  # the episode's device object (size, kind, extras)
+    failure_reason: str | None = None
+    score: float | None = None
     trajectory: tuple[StepRow, ...] = ()  # every recorded step, for histories (see the module docstring)
     unredacted: EpisodeRow | None = None  # the episode before redaction, for tags computed on true content
 
@@ -88,7 +92,7 @@ def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
     eps = lake.sql("SELECT e.* FROM episodes_resolved e JOIN _selection USING (episode_id)").to_pylist()
     steps = lake.sql(
         "SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json, "
-        "s.ui_tree, s.package, s.thought, s.raw_output, s.corrected, s.meta_json "
+        "s.ui_tree, s.package, s.activity, s.thought, s.raw_output, s.corrected, s.meta_json "
         "FROM steps_resolved s JOIN _selection USING (episode_id) ORDER BY s.episode_id, s.step_index").to_pylist()
     by_episode: dict[str, list[StepRow]] = {}
     for s in steps:
@@ -96,7 +100,7 @@ def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
             index=s["step_index"], frame_sha=s["frame_sha"], width=s["frame_width"], height=s["frame_height"],
             action_json=s["action_json"], action=parse_action(s["action_json"]), ui_tree=s["ui_tree"],
             package=s["package"], thought=s["thought"], raw_output=s["raw_output"], corrected=bool(s["corrected"]),
-            meta=_json_object(s["meta_json"])))
+            meta=_json_object(s["meta_json"]), activity=s["activity"]))
     rows = {e["episode_id"]: e for e in eps}
     out = []
     for episode_id in episode_ids:
@@ -108,7 +112,8 @@ def load(lake, episode_ids: list[str]) -> list[EpisodeRow]:
             app=e["app"], category=e["category"], task=e["task"], outcome=e["outcome"],
             verified_by=e["verified_by"], policy=e["policy"], round=e["round"], width=e["device_width"],
             height=e["device_height"], steps=by_episode.get(episode_id, []), purpose=e["purpose"] or "train",
-            meta=_json_object(e["meta_json"])))
+            meta=_json_object(e["meta_json"]), device=_json_object(e["device_json"]),
+            failure_reason=e["failure_reason"], score=e["score"]))
     return out
 
 

@@ -14,6 +14,7 @@ before huggingface_hub is imported.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -43,25 +44,52 @@ def _api():
 
 
 def episode_from_row(row: dict, repo: str, commit: str, shard: str) -> Episode:
+    """One export row -> Episode. The ``record`` column (exports since schema v2) carries
+    the device, trees, thoughts, model outputs, meta, purpose and score; older exports
+    give the ids, instruction, outcome, actions and screenshots only."""
     actions, images = row.get("actions") or [], row.get("images") or []
     if not actions or len(actions) != len(images):
         raise InvalidRecord(f"{len(actions)} actions for {len(images)} images")
+    record = _record(row)
+    extra_steps = record.get("steps") or [{}] * len(actions)
+    if len(extra_steps) != len(actions):
+        raise InvalidRecord(f"record has {len(extra_steps)} steps for {len(actions)} actions")
     steps = []
-    for i, (action, image) in enumerate(zip(actions, images)):
+    for i, (action, image, extra) in enumerate(zip(actions, images, extra_steps)):
         png = (image or {}).get("bytes")
         if not png:
             raise InvalidRecord(f"step {i}: image has no bytes")
         try:
-            steps.append(Step(Observation(png), Action.from_json(action)))
-        except (InvalidRecord, ValueError) as exc:
+            obs = Observation(png, ui_tree=extra.get("ui_tree"), package=extra.get("package"),
+                              activity=extra.get("activity"))
+            steps.append(Step(obs, Action.from_json(action), thought=extra.get("thought"),
+                              raw_output=extra.get("raw_output"), meta=extra.get("meta") or {}))
+        except (InvalidRecord, ValueError, AttributeError) as exc:
             raise InvalidRecord(f"step {i}: {exc}") from None
     width, height = png_size(steps[0].observation.screenshot)
+    device = Device.from_dict(record["device"]) if "device" in record else \
+        Device(width, height, kind=row.get("phone") or "real")
+    meta = {**(record.get("meta") or {}), "dataset": {"name": f"hf://datasets/{repo}", "revision": commit,
+                                                       "split": row.get("split"), "file": shard}}
     return Episode(instruction=row["instruction"], source=row["source"], episode_id=row["episode_id"],
-                   device=Device(width, height, kind=row.get("phone") or "real"), steps=tuple(steps),
-                   app=row.get("app"), category=row.get("category"), task=row.get("task"),
-                   outcome=row.get("outcome") or "unknown", verified_by=row.get("verified_by") or "none",
-                   meta={"dataset": {"name": f"hf://datasets/{repo}", "revision": commit,
-                                     "split": row.get("split"), "file": shard}})
+                   device=device, steps=tuple(steps), app=row.get("app"), category=row.get("category"),
+                   task=row.get("task"), outcome=row.get("outcome") or "unknown",
+                   verified_by=row.get("verified_by") or "none", policy=record.get("policy"),
+                   round=record.get("round"), purpose=record.get("purpose") or "train",
+                   failure_reason=record.get("failure_reason"), score=record.get("score"), meta=meta)
+
+
+def _record(row: dict) -> dict:
+    text = row.get("record")
+    if not text:
+        return {}
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        raise InvalidRecord(f"record column is not JSON: {exc}") from None
+    if not isinstance(record, dict):
+        raise InvalidRecord("record column must be a JSON object")
+    return record
 
 
 def items(urls: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:

@@ -206,3 +206,13 @@ def test_splits_are_leak_free_by_task_and_seeded(loaded):
     first = [e.split for e in ws]
     assign_splits(ws, by="task", seed=3, fractions={"train": 0.6, "val": 0.2, "test": 0.2})
     assert [e.split for e in ws] == first
+
+
+def test_values_written_next_to_each_other_are_each_found():
+    from curation.pii import find_pii
+
+    text = "canary6.person@corp-mail.net +1 415 555 0106 4539 1488 0603 4368 110105194912161060"
+    assert [(s.kind, text[s.start:s.end]) for s in find_pii(text)] == [
+        ("EMAIL", "canary6.person@corp-mail.net"), ("PHONE", "+1 415 555 0106"), ("CARD", "4539 1488 0603 4368"),
+        ("ID", "110105194912161060")]
+    assert find_pii("2024-05-01 10:30 and 12 34 56") == []
