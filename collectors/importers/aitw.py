@@ -22,7 +22,6 @@ annotations (OCR text and icon boxes, in pixels) in ``meta.ui_annotations``.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Iterator
@@ -31,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 from google.protobuf.message import DecodeError
-from PIL import Image
 
 from collectors.importers import protos
 from collectors.importers.base import Item, check_unit, dataset_meta, episode_id, unit_to_px
@@ -118,9 +116,24 @@ def screenshot_png(feats: dict) -> bytes:
         raise InvalidRecord(f"image/encoded has {len(data)} bytes, not the raw {height}x{width}x{channels} "
                             "pixels the record declares (and is not a PNG)")
     pixels = np.frombuffer(data, np.uint8).reshape(height, width, channels)
-    buf = io.BytesIO()
-    Image.fromarray(pixels[:, :, 0] if channels == 1 else pixels).save(buf, "PNG", compress_level=PNG_LEVEL)
-    return buf.getvalue()
+    return encode_png(pixels)
+
+
+def encode_png(pixels: np.ndarray) -> bytes:
+    """Raw RGB(A)/gray pixels -> PNG with zlib level 1 and no row filters: OpenCV's libpng
+    at ~2.5 ms for a 270x600 screen, against ~6-7 ms for Pillow (which always runs adaptive
+    filtering) at about the same size on UI screens. Lossless: decodes to the same pixels."""
+    import cv2
+
+    if pixels.shape[2] == 1:
+        image = pixels[:, :, 0]
+    else:  # OpenCV wants BGR(A)
+        image = cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR if pixels.shape[2] == 3 else cv2.COLOR_RGBA2BGRA)
+    ok, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL,
+                                           cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_NONE])
+    if not ok:
+        raise InvalidRecord(f"could not encode a {pixels.shape[1]}x{pixels.shape[0]} screenshot as PNG")
+    return buf.tobytes()
 
 
 def _png_or_error(feats: dict) -> bytes | InvalidRecord:
