@@ -21,7 +21,7 @@ tasks, registry and selectors, oracle runner), ``perturb`` (seeded interruptions
 """
 
 from mockphone.layout import Display
-from mockphone.perturb import Perturbations
+from mockphone.perturb import PROFILES, Perturbations, load_profile
 from mockphone.phone import ActResult, MockPhone
 
-__all__ = ["ActResult", "Display", "MockPhone", "Perturbations"]
+__all__ = ["PROFILES", "ActResult", "Display", "MockPhone", "Perturbations", "load_profile"]

@@ -30,7 +30,8 @@ Tool = Callable[["MockPhone", dict[str, Any]], str]
 
 
 class MockPhone:
-    """A simulated phone. ``perturbations`` is a :class:`mockphone.perturb.Perturbations` or None."""
+    """A simulated phone. ``perturbations``: a :class:`mockphone.perturb.Perturbations`, a profile name
+    (``none``, ``light``, ``real-like``, ``heavy``), a profile YAML path, or None."""
 
     kind = "mock"
 
@@ -38,6 +39,10 @@ class MockPhone:
                  perturbations: Any = None) -> None:
         self.display = display or Display()
         self._app_classes = list(apps) if apps is not None else default_apps()
+        if isinstance(perturbations, str):
+            from mockphone.perturb import load_profile
+
+            perturbations = load_profile(perturbations)
         self.perturbations = perturbations
         self.tools: dict[str, Tool] = {}
         self._closed = False
@@ -108,6 +113,12 @@ class MockPhone:
         """The screen an episode on this phone records (``kind="mock"``)."""
         d = self.display
         return Device(width=d.width, height=d.height, kind="mock", extra={"dpi": d.dpi, "seed": self.seed})
+
+    def perturbation_meta(self) -> dict[str, Any]:
+        """What an episode on this phone records as ``meta["perturbation"]``: profile name and seed."""
+        if self.perturbations is None:
+            return {"profile": "none", "seed": self.seed}
+        return self.perturbations.meta(self.seed)
 
     def state(self, app: str) -> Any:
         """A copy of one app's state dataclass (by short name, label or package)."""
