@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, render, uixml
+from mockphone import gestures, uixml
+from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
 from mockphone.errors import PhoneClosed, UnknownApp
@@ -27,6 +31,16 @@ from mockphone.system import SystemState
 from mockphone.widgets import Page, View
 
 Tool = Callable[["MockPhone", dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class RawObservation:
+    """``observe(encoding="raw")``: the screen as pixels instead of PNG bytes, for in-process RL."""
+
+    pixels: np.ndarray  # (height, width, 3) uint8, read-only
+    ui_tree: str
+    package: str
+    activity: str
 
 
 class MockPhone:
@@ -45,6 +59,7 @@ class MockPhone:
             perturbations = load_profile(perturbations)
         self.perturbations = perturbations
         self.tools: dict[str, Tool] = {}
+        self._frames = FrameCache()
         self._closed = False
         self.reset(seed)
 
@@ -66,10 +81,17 @@ class MockPhone:
         self._png: bytes | None = None
         self.perturber = self.perturbations.start(self, seed) if self.perturbations is not None else None
 
-    def observe(self) -> Observation:
+    def observe(self, encoding: str = "png") -> Observation | RawObservation:
+        """The screen as PNG bytes (``encoding="png"``) or, for in-process RL, as pixels (``"raw"``: no PNG)."""
         self._check_open()
-        return Observation(screenshot=self.screenshot(), ui_tree=uixml.dump(self.root),
-                           package=SYSTEMUI if self.nav.overlay == "shade" else (self.nav.foreground or LAUNCHER), activity=self.activity())
+        package = SYSTEMUI if self.nav.overlay == "shade" else (self.nav.foreground or LAUNCHER)
+        if encoding == "raw":
+            return RawObservation(pixels=self.pixels(), ui_tree=uixml.dump(self.root), package=package,
+                                  activity=self.activity())
+        if encoding != "png":
+            raise ValueError(f"observe(encoding=...) takes 'png' or 'raw', not {encoding!r}")
+        return Observation(screenshot=self.screenshot(), ui_tree=uixml.dump(self.root), package=package,
+                           activity=self.activity())
 
     def act(self, action: Action) -> ActResult:
         self._check_open()
@@ -100,8 +122,13 @@ class MockPhone:
         """PNG bytes of the current screen (cached until the next action changes it)."""
         self._check_open()
         if self._png is None:
-            self._png = render.png(self, self.root)
+            self._png = self._frames.png(self, self.root)
         return self._png
+
+    def pixels(self) -> np.ndarray:
+        """The screen as a read-only ``(height, width, 3)`` uint8 array (no PNG encoding)."""
+        self._check_open()
+        return self._frames.pixels(self, self.root)
 
     def activity(self) -> str:
         nav = self.nav
