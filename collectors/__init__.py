@@ -7,7 +7,9 @@
 Modules: ``phone`` (the Phone protocol), ``loop`` (run_episode, OraclePolicy, collect),
 ``adb_phone`` (AdbPhone: a real phone over adbutils), ``text`` (escaping for ``input text``),
 ``farm`` (listing devices, one worker per serial), ``gestures`` (getevent lines to
-tap/long_press/swipe/scroll), ``recorder`` (human demonstrations from ``getevent -lt``), ``errors``.
+tap/long_press/swipe/scroll), ``recorder`` (human demonstrations from ``getevent -lt``),
+``human`` (oracle demonstrations with human noise and labelled detours), ``mock_collect``
+(``phoneloop collect mock``: spawned workers, batched writes), ``errors``.
 """
 
 from collectors.loop import CollectReport, OraclePolicy, Policy, collect, run_all, run_episode

@@ -8,7 +8,8 @@ action. A ``terminate`` action is performed (mock phones record it for verifiers
 ends the episode. With a task on a verifiable phone (a mock phone), the phone is reset
 and the task initialised first, and the verifier sets the outcome; an AdbPhone on a
 phoneloop virtual device does the same through the device's ``phoneloop task`` command;
-otherwise the outcome stays ``unknown``. A phone that goes offline mid-episode ends the episode as a
+otherwise the outcome stays ``unknown``. Mock phones also record ``meta["perturbation"]``
+(profile and seed of their interruptions). A phone that goes offline mid-episode ends the episode as a
 failure whose ``meta["failure_reason"]`` says why; one that is gone before the first
 step raises ``EpisodeAborted`` (there is nothing to record). A ``tool`` call the phone rejects
 (unknown tool, bad arguments) is an error step: recorded, shown to the policy on the next
@@ -93,6 +94,8 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
             if reset:
                 phone.reset(seed)
         device = phone.device()
+        if callable(getattr(phone, "perturbation_meta", None)):  # mock phones: profile and seed of interruptions
+            extra["perturbation"] = phone.perturbation_meta()
         for _ in range(max_steps):
             observation = phone.observe()
             action, raw = policy.act(instruction, observation, steps)

@@ -17,11 +17,13 @@ Modules: ``phone`` (MockPhone), ``navigation`` (back stacks, shade, dialogs),
 ``gestures`` (what each action does), ``shell`` (the ``adb shell`` subset),
 ``widgets`` / ``layout`` / ``screen`` / ``render`` / ``uixml`` (one node tree drawn
 as PNG and dumped as XML), ``apps/`` (one module per app), ``tasks/`` (TaskEval-shaped
-tasks, registry and selectors, oracle runner), ``perturb`` (seeded interruptions).
+tasks, registry and selectors, oracle runner), ``perturb`` (seeded interruptions and their
+profiles), ``frames`` (region caching, PNG reuse, raw pixels), ``gym`` (a ``gymnasium.Env``)
+and ``openenv_env`` (the same over OpenEnv's HTTP/WebSocket protocol).
 """
 
 from mockphone.layout import Display
-from mockphone.perturb import Perturbations
+from mockphone.perturb import PROFILES, Perturbations, load_profile
 from mockphone.phone import ActResult, MockPhone
 
-__all__ = ["ActResult", "Display", "MockPhone", "Perturbations"]
+__all__ = ["PROFILES", "ActResult", "Display", "MockPhone", "Perturbations", "load_profile"]

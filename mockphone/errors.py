@@ -40,3 +40,7 @@ class TaskNotInitialized(MockPhoneError):
 
 class OracleFailed(MockPhoneError):
     """An oracle demonstration could not find the element it needed on screen."""
+
+
+class BadPerturbationProfile(MockPhoneError, ValueError):
+    """An unknown perturbation profile name, or a profile YAML with an unknown kind or a bad rate (names the line)."""

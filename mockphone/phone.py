@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import dataclass
 from typing import Any, Callable
+
+import numpy as np
 
 from datalake.types import Action, Device, Observation
 from mockphone import gestures, render, tools, uixml
+from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
 from mockphone.errors import PhoneClosed, UnknownApp
@@ -29,8 +33,19 @@ from mockphone.widgets import Page, View
 Tool = Callable[["MockPhone", dict[str, Any]], str]
 
 
+@dataclass(frozen=True)
+class RawObservation:
+    """``observe(encoding="raw")``: the screen as pixels instead of PNG bytes, for in-process RL."""
+
+    pixels: np.ndarray  # (height, width, 3) uint8, read-only
+    ui_tree: str
+    package: str
+    activity: str
+
+
 class MockPhone:
-    """A simulated phone. ``perturbations`` is a :class:`mockphone.perturb.Perturbations` or None."""
+    """A simulated phone. ``perturbations``: a :class:`mockphone.perturb.Perturbations`, a profile name
+    (``none``, ``light``, ``real-like``, ``heavy``), a profile YAML path, or None."""
 
     kind = "mock"
 
@@ -38,9 +53,14 @@ class MockPhone:
                  perturbations: Any = None) -> None:
         self.display = display or Display()
         self._app_classes = list(apps) if apps is not None else default_apps()
+        if isinstance(perturbations, str):
+            from mockphone.perturb import load_profile
+
+            perturbations = load_profile(perturbations)
         self.perturbations = perturbations
         self.tools: dict[str, Tool] = {}
         tools.install(self)  # the documented tool set (mockphone.tools)
+        self._frames = FrameCache()
         self._closed = False
         self.reset(seed)
 
@@ -62,10 +82,17 @@ class MockPhone:
         self._png: bytes | None = None
         self.perturber = self.perturbations.start(self, seed) if self.perturbations is not None else None
 
-    def observe(self) -> Observation:
+    def observe(self, encoding: str = "png") -> Observation | RawObservation:
+        """The screen as PNG bytes (``encoding="png"``) or, for in-process RL, as pixels (``"raw"``: no PNG)."""
         self._check_open()
-        return Observation(screenshot=self.screenshot(), ui_tree=uixml.dump(self.root),
-                           package=SYSTEMUI if self.nav.overlay == "shade" else (self.nav.foreground or LAUNCHER), activity=self.activity())
+        package = SYSTEMUI if self.nav.overlay == "shade" else (self.nav.foreground or LAUNCHER)
+        if encoding == "raw":
+            return RawObservation(pixels=self.pixels(), ui_tree=uixml.dump(self.root), package=package,
+                                  activity=self.activity())
+        if encoding != "png":
+            raise ValueError(f"observe(encoding=...) takes 'png' or 'raw', not {encoding!r}")
+        return Observation(screenshot=self.screenshot(), ui_tree=uixml.dump(self.root), package=package,
+                           activity=self.activity())
 
     def act(self, action: Action) -> ActResult:
         self._check_open()
@@ -96,8 +123,13 @@ class MockPhone:
         """PNG bytes of the current screen (cached until the next action changes it)."""
         self._check_open()
         if self._png is None:
-            self._png = render.png(self, self.root)
+            self._png = self._frames.png(self, self.root)
         return self._png
+
+    def pixels(self) -> np.ndarray:
+        """The screen as a read-only ``(height, width, 3)`` uint8 array (no PNG encoding)."""
+        self._check_open()
+        return self._frames.pixels(self, self.root)
 
     def activity(self) -> str:
         nav = self.nav
@@ -109,6 +141,12 @@ class MockPhone:
         """The screen an episode on this phone records (``kind="mock"``)."""
         d = self.display
         return Device(width=d.width, height=d.height, kind="mock", extra={"dpi": d.dpi, "seed": self.seed})
+
+    def perturbation_meta(self) -> dict[str, Any]:
+        """What an episode on this phone records as ``meta["perturbation"]``: profile name and seed."""
+        if self.perturbations is None:
+            return {"profile": "none", "seed": self.seed}
+        return self.perturbations.meta(self.seed)
 
     def state(self, app: str) -> Any:
         """A copy of one app's state dataclass (by short name, label or package)."""

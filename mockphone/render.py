@@ -51,13 +51,26 @@ class Painter:
             self.text((x1, (y1 + y2) / 2), value, size, fill, bold)
 
 
+COMPRESS_LEVEL = 1  # zlib level of screenshots: fast, and what every cached frame is encoded with
+
+
+def background(phone: MockPhone) -> str:
+    return DARK["bg"] if phone.system.dark else "#ffffff"
+
+
 def png(phone: MockPhone, root: Node) -> bytes:
-    img = Image.new("RGB", (phone.display.width, phone.display.height), DARK["bg"] if phone.system.dark else "#ffffff")
+    """Paint the whole tree from scratch (``mockphone.frames`` does the same, repainting only what changed)."""
+    img = Image.new("RGB", (phone.display.width, phone.display.height), background(phone))
     p = Painter(phone, img)
     _paint(p, root)
     buf = io.BytesIO()
-    p.img.save(buf, "PNG", compress_level=1)
+    p.img.save(buf, "PNG", compress_level=COMPRESS_LEVEL)
     return buf.getvalue()
+
+
+def paint(p: Painter, node: Node) -> None:
+    """Draw ``node`` and its subtree onto ``p``'s image."""
+    _paint(p, node)
 
 
 def _paint(p: Painter, node: Node) -> None:

@@ -178,7 +178,10 @@ def dialog(d: Display, dlg: ui.Dialog, pkg: str) -> Node:
     msg_lines = fonts.wrap(dlg.message, d.dp(16), width - 2 * pad) if dlg.message else ()
     title_h = len(title_lines) * lh_title
     msg_h = len(msg_lines) * lh_msg + d.dp(16) if msg_lines else 0
-    height = d.dp(20) + title_h + d.dp(12) + msg_h + d.dp(56)
+    widths = [fonts.text_width(label.upper(), d.dp(14), True) + d.dp(32) for label, _ in dlg.buttons]
+    stacked = sum(widths) + d.dp(8) * len(widths) > width - d.dp(16)  # Android stacks buttons that do not fit
+    buttons_h = d.dp(48) * len(widths) + d.dp(8) if stacked else d.dp(56)
+    height = d.dp(20) + title_h + d.dp(12) + msg_h + buttons_h
     y1 = (d.height - height) // 2
     scrim = Node("android.widget.FrameLayout", (0, 0, d.width, d.height), pkg, "scrim", rid=dlg.rid)
     card = Node("android.widget.LinearLayout", (margin, y1, d.width - margin, y1 + height), pkg, "dialog",
@@ -192,13 +195,19 @@ def dialog(d: Display, dlg: ui.Dialog, pkg: str) -> Node:
         card.children.append(Node("android.widget.TextView", (margin + pad, my, d.width - margin - pad, my + msg_h),
                                   pkg, "dialog_message", text=dlg.message, rid="android:id/message",
                                   data={"lines": msg_lines}))
-    x = d.width - margin - d.dp(8)
+    x, by = d.width - margin - d.dp(8), y1 + height - buttons_h
     for i, (label, _) in enumerate(reversed(dlg.buttons)):
-        bw = fonts.text_width(label.upper(), d.dp(14), True) + d.dp(32)
-        x -= bw
-        card.children.append(Node("android.widget.Button", (x, y1 + height - d.dp(56), x + bw, y1 + height - d.dp(8)),
-                                  pkg, "dialog_button", text=label.upper(), rid=f"android:id/button{i + 1}",
-                                  clickable=True, focusable=True, data={"index": len(dlg.buttons) - 1 - i}))
-        x -= d.dp(8)
+        index = len(dlg.buttons) - 1 - i
+        if stacked:  # top to bottom in the dialog's order, right-aligned like Material's stacked actions
+            bw, top = widths[index], by + d.dp(48) * index
+            box = (d.width - margin - d.dp(8) - bw, top, d.width - margin - d.dp(8), top + d.dp(44))
+        else:
+            bw = widths[index]
+            x -= bw
+            box = (x, y1 + height - d.dp(56), x + bw, y1 + height - d.dp(8))
+            x -= d.dp(8)
+        card.children.append(Node("android.widget.Button", box, pkg, "dialog_button", text=label.upper(),
+                                  rid=f"android:id/button{i + 1}", clickable=True, focusable=True,
+                                  data={"index": index}))
     scrim.children.append(card)
     return scrim

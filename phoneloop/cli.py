@@ -17,6 +17,7 @@ from phoneloop.cli_train import app as train_app
 from phoneloop.cli_collect import collect_app
 from phoneloop.cli_device import device_app, devices
 from phoneloop.cli_tasks import tasks_app
+from phoneloop.cli_env import env_app
 
 app = typer.Typer(
     help="phoneloop: collect, annotate, curate, train and roll out phone-use agents on real and mock phones.",
@@ -35,6 +36,7 @@ app.add_typer(device_app, name="device")
 app.command("devices")(devices)
 app.add_typer(collect_app, name="collect")
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(env_app, name="env")
 
 
 @app.command()

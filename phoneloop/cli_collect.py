@@ -59,6 +59,56 @@ def run(
             err_console.print(f"  [yellow]{line}[/yellow]")
 
 
+PerturbOpt = Annotated[str, typer.Option("--perturb", help="Perturbation profile: none, light, real-like, heavy, "
+                                         "or a YAML of per-kind rates.")]
+
+
+@collect_app.command("mock")
+def mock(
+    tasks: Annotated[str, typer.Option("--tasks", "-t", help="Task selector (e.g. 'app:shop', 'category:mini-app').")],
+    episodes: Annotated[int, typer.Option("--episodes", "-n", help="Episodes in all, cycling over the tasks.")],
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Spawned worker processes (<= CPU cores).")] = 1,
+    noise: Annotated[float, typer.Option(help="Share of actions done like a human: jittered taps, pauses, "
+                                              "typing in bursts.")] = 0.0,
+    detours: Annotated[float, typer.Option(help="Share of episodes with one recoverable mistake (labelled).")] = 0.0,
+    perturb: PerturbOpt = "none",
+    seed: Annotated[int, typer.Option(help="First seed (task params, app data and interruptions).")] = 0,
+    lake: LakeOpt = "./lake",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Oracle demonstrations on mock phones over W workers, written in batches as they finish.
+
+    Example: phoneloop collect mock --tasks app:shop --episodes 40 --workers 2 --noise 0.2 --detours 0.3 --perturb real-like
+    """
+    from rich.progress import TextColumn
+
+    from collectors.mock_collect import MockCollectSpec, collect_mock
+    from datalake.errors import LakeError
+    from mockphone.errors import UnknownTask
+    from phoneloop.output import progress_bars
+
+    spec = MockCollectSpec(tasks=tasks, episodes=episodes, workers=workers, noise=noise, detours=detours,
+                           perturb=perturb, seed=seed)
+    try:
+        spec.check()
+        with progress_bars(TextColumn("{task.fields[speed]} ep/s, success {task.fields[rate]}")) as bar:
+            row = bar.add_task("collect mock", total=episodes, speed="-", rate="-")
+            report = collect_mock(lake, spec, progress=lambda r: bar.update(
+                row, completed=r.episodes, speed=f"{r.episodes_per_s:.1f}", rate=f"{100 * r.success_rate:.0f}%"))
+    except (UnknownTask, LakeError, ValueError) as exc:
+        fail(str(exc))
+    if json_out:
+        print_json(report.to_dict())
+    else:
+        err_console.print(f"{report.episodes} episode(s) {report.outcomes} in {report.elapsed_s:.1f} s "
+                          f"({report.episodes_per_s:.2f}/s), {report.detoured} with a detour: {report.written} "
+                          f"written, {report.skipped} already present, {report.quarantined} quarantined")
+        for line in report.errors:
+            err_console.print(f"  [yellow]{line}[/yellow]")
+    if report.errors:
+        raise typer.Exit(1)
+
+
 @collect_app.command("record")
 def record(
     serial: Annotated[str, typer.Option("--serial", "-s", help="adb serial of the phone the operator uses.")],

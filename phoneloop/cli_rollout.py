@@ -19,14 +19,17 @@ StyleOpt = Annotated[str, typer.Option("--style", help="Model output format: qwe
 CoordsOpt = Annotated[str, typer.Option("--coords", help="Model coordinates: abs, resized, rel1000, rel1.")]
 ModelOpt = Annotated[str, typer.Option("--model", help="Model name sent to an endpoint.")]
 AdbPortOpt = Annotated[int | None, typer.Option("--adb-port", help="adb server port for adb: phones.")]
+PerturbOpt = Annotated[str, typer.Option("--perturb", help="Mock phones' perturbations: none, light, real-like, "
+                                         "heavy, or a YAML of per-kind rates.")]
 
 
-def _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model):
+def _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model, perturb="none"):
     from rollout.policies import PolicyOptions
     from rollout.runner import RolloutSpec
 
     return RolloutSpec(policy=policy, tasks=tasks, phones=phones, episodes=episodes, round=round_,
-                       max_steps=max_steps, options=PolicyOptions(style=style, coords=coords, model=model))
+                       max_steps=max_steps, options=PolicyOptions(style=style, coords=coords, model=model),
+                       perturb=perturb)
 
 
 def _bar():
@@ -44,6 +47,7 @@ def rollout(
     coords: CoordsOpt = "rel1000",
     model: ModelOpt = "default",
     adb_port: AdbPortOpt = None,
+    perturb: PerturbOpt = "none",
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
@@ -55,7 +59,7 @@ def rollout(
     from rollout.runner import rollout as run
 
     try:
-        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model)
+        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model, perturb)
         total = len(jobs_for(spec))
         with _bar() as bar:
             task = bar.add_task(f"rollout {policy}", total=total, rate="-")
@@ -90,6 +94,7 @@ def eval_(
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
     model: ModelOpt = "default",
+    perturb: PerturbOpt = "none",
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
@@ -106,7 +111,7 @@ def eval_(
     if not names:
         fail("--policies needs at least one policy")
     try:
-        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, style, coords, model)
+        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, style, coords, model, perturb)
         total = len(jobs_for(spec))
         with _bar() as bar:
             bars = {p: bar.add_task(f"eval {p}", total=total, rate="-") for p in names}

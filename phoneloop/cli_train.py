@@ -111,6 +111,8 @@ def grpo(
     num_generations: Annotated[int, typer.Option(help="Completions per prompt (the group).")] = 4,
     batch_size: BatchOpt = 4,
     max_turns: Annotated[int, typer.Option(help="Actions per mock episode.")] = 5,
+    perturb: Annotated[str, typer.Option("--perturb", help="--env mock phones' perturbations: none, light, "
+                                         "real-like, heavy, or a YAML of per-kind rates.")] = "none",
     tools: Annotated[bool, typer.Option("--tools", help="Show the mobile_use tool schema in offline prompts "
                                                        "(for models SFT'd with --tools; implied by --mix).")] = False,
     lr: LrOpt = None,
@@ -133,7 +135,7 @@ def grpo(
     extra = {"learning_rate": lr} if lr is not None else {}
     _run(run_grpo, lake, GRPORun(output=output, dataset=dataset, env=env, tasks=tasks, mix=mix, model=model,
                                  max_steps=max_steps, num_generations=num_generations, batch_size=batch_size,
-                                 max_turns=max_turns, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,
+                                 max_turns=max_turns, perturb=perturb, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,
                                  **extra))
 
 

@@ -14,6 +14,10 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
    Real+Mock recipe).
 7. eval: SFT vs GRPO (and ``eval.baselines``) on ``eval.tasks``; the table is saved.
 
+``collect``, ``rollout``, ``eval`` and ``grpo`` (with ``env: mock``) each take
+``perturb:`` (a profile of ``mockphone.perturb`` or a YAML of rates; default none),
+checked when the config loads.
+
 Every stage's output (dataset refs, model names, rollout and eval ids) is written to
 ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted loop
 resumes at the first unfinished stage. Lineage lives in the lake: models record their
@@ -61,6 +65,7 @@ class LoopConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise LoopConfigError(f"{path}: unknown field(s) {', '.join(unknown)} (fields: {', '.join(sorted(known))})")
+        _check_perturb(path, data)
         return cls(**data)
 
     def path(self, value: str) -> Path:
@@ -108,7 +113,7 @@ class Loop:
         from mockphone.tasks import registry
 
         tasks = [t.name() for t in registry.select(self.config.collect.get("tasks", "all"))]
-        phone = MockPhone()
+        phone = MockPhone(perturbations=self.config.collect.get("perturb", "none"))
         try:
             report = collect(self.lake, phone, OraclePolicy.factory, tasks, seeds=self.config.collect.get("seeds", [0]))
         finally:
@@ -169,6 +174,19 @@ class Loop:
     def _previous_model(self, k: int) -> str | None:
         previous = self.state.get(f"round{k - 1}", {})
         return (previous.get("grpo") or {}).get("model")
+
+
+def _check_perturb(path: str | Path, data: dict[str, Any]) -> None:
+    from mockphone.errors import BadPerturbationProfile
+    from mockphone.perturb import load_profile
+
+    for stage in ("collect", "rollout", "eval", "grpo"):
+        section = data.get(stage)
+        if isinstance(section, dict) and "perturb" in section:
+            try:
+                load_profile(section["perturb"])
+            except BadPerturbationProfile as exc:
+                raise LoopConfigError(f"{path}: {stage}.perturb: {exc}") from None
 
 
 def _with_options(section: dict[str, Any]) -> dict[str, Any]:

@@ -49,6 +49,7 @@ class RolloutSpec:
     options: PolicyOptions = field(default_factory=PolicyOptions)
     meta: dict[str, Any] = field(default_factory=dict)  # added to every episode's meta
     name: str | None = None  # the policy's name in the lake (default: from the policy itself)
+    perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
 
 
 @dataclass
@@ -92,6 +93,7 @@ def jobs_for(spec: RolloutSpec) -> list[tuple[str, int]]:
 def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutReport], None] | None = None,
             adb_port: int | None = None) -> RolloutReport:
     kind, phones = parse_phones(spec.phones)
+    _check_perturb(kind, spec.perturb)
     jobs = jobs_for(spec)
     Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
     if not is_builtin(spec.policy):  # a local checkpoint: load it once here, serve the workers in batches
@@ -154,7 +156,7 @@ def _worker(lake_uri: str, kind: str, phone_id: str, jobs: list[tuple[str, int]]
     lake = Lake.open(lake_uri)
     batch: list = []
     try:
-        phone = _make_phone(kind, phone_id, adb_port)
+        phone = _make_phone(kind, phone_id, adb_port, spec.perturb)
         for name, seed in jobs:
             episode = _one(lake_uri, phone, kind, name, seed, spec, rollout_id, phone_id, results)
             if episode is not None:
@@ -168,11 +170,19 @@ def _worker(lake_uri: str, kind: str, phone_id: str, jobs: list[tuple[str, int]]
         results.put({"kind": "done"})
 
 
-def _make_phone(kind: str, phone_id: str, adb_port: int | None):
+def _check_perturb(kind: str, perturb: str) -> None:
+    from mockphone.perturb import load_profile
+
+    load_profile(perturb)  # an unknown profile lists the valid ones (BadPerturbationProfile, a ValueError)
+    if kind != "mock" and perturb != "none":
+        raise PhonesSpecError(f"--perturb {perturb} needs mock phones: real phones bring their own interruptions")
+
+
+def _make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none"):
     if kind == "mock":
         from mockphone.phone import MockPhone
 
-        return MockPhone()
+        return MockPhone(perturbations=perturb)
     from collectors.adb_phone import AdbPhone
 
     return AdbPhone(phone_id, port=adb_port)
@@ -182,7 +192,7 @@ def _one(lake_uri, phone, kind, name, seed, spec: RolloutSpec, rollout_id, phone
     from mockphone.tasks import registry
 
     task = registry.get(name)(seed=seed)
-    max_steps = spec.max_steps or _step_limit(spec.policy, kind, task, seed)
+    max_steps = spec.max_steps or _step_limit(spec.policy, kind, task, seed, spec.perturb)
     meta = {"rollout_id": rollout_id, "phone": phone_id, **spec.meta}
     for attempt in (1, 2):
         try:
@@ -209,24 +219,24 @@ def _flush(lake: Lake, batch: list, results) -> None:
         batch.clear()
 
 
-_OPTIMAL: dict[tuple[str, int], int] = {}
+_OPTIMAL: dict[tuple[str, int, str], int] = {}
 ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
 
 
-def _step_limit(policy: str, kind: str, task, seed: int) -> int:
+def _step_limit(policy: str, kind: str, task, seed: int, perturb: str = "none") -> int:
     if policy == "oracle":
         return ORACLE_MAX_STEPS
-    return 2 * _optimal_length(task, seed) if kind == "mock" else REAL_MAX_STEPS
+    return 2 * _optimal_length(task, seed, perturb) if kind == "mock" else REAL_MAX_STEPS
 
 
-def _optimal_length(task, seed: int) -> int:
-    """Steps the oracle needs on a fresh mock phone (including its terminate)."""
-    key = (task.name(), seed)
+def _optimal_length(task, seed: int, perturb: str = "none") -> int:
+    """Steps the oracle needs on a fresh mock phone with the same perturbations (including its terminate)."""
+    key = (task.name(), seed, perturb)
     if key not in _OPTIMAL:
         from mockphone.phone import MockPhone
         from mockphone.tasks.oracle import solve
 
-        scratch = MockPhone()
+        scratch = MockPhone(perturbations=perturb)
         try:
             scratch.reset(seed)
             fresh = type(task)(seed=seed)

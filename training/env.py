@@ -32,6 +32,7 @@ class EnvSettings:
     max_pixels: int = 8192
     width: int = 360  # the mock phone's screen; small screens keep CPU runs fast
     height: int = 800
+    perturb: str = "none"  # perturbation profile of the mock phones (see mockphone.perturb)
 
 
 class MockPhoneEnv:
@@ -43,7 +44,8 @@ class MockPhoneEnv:
         from mockphone.layout import Display
         from mockphone.phone import MockPhone
 
-        self.phone = MockPhone(display=Display(self.settings.width, self.settings.height))
+        self.phone = MockPhone(display=Display(self.settings.width, self.settings.height),
+                               perturbations=self.settings.perturb)
         self.task = None
         self.turns = 0
         self.done = False
@@ -137,7 +139,7 @@ def task_rows(selector: str, n: int, settings: EnvSettings, seed: int = 0) -> li
 
     tasks = select(selector)
     system = SYSTEM["qwen3vl"].format(coords=COORDS_TEXT[COORDS])
-    phone = MockPhone(display=Display(settings.width, settings.height))
+    phone = MockPhone(display=Display(settings.width, settings.height), perturbations=settings.perturb)
     rows = []
     for k in range(n):
         cls = tasks[k % len(tasks)]

@@ -52,6 +52,7 @@ class GRPORun:
     tools: bool = False  # show the mobile_use schema in offline prompts (models SFT'd with --tools; on with --mix)
     online_prompts: int = 64  # mock-episode prompts (with --mix: their share next to the offline rows)
     max_turns: int = 5  # actions per mock episode
+    perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
     max_steps: int = 100
     num_generations: int = 4  # completions per prompt (the group)
     batch_size: int = 4  # completions per device per step (a multiple of num_generations)
@@ -78,6 +79,16 @@ class GRPORun:
             raise BadTrainingConfig("--mix combines offline and online prompts: pass --dataset NAME@vN and --env mock")
         if self.dataset and self.env == "mock" and not self.mix:
             raise BadTrainingConfig("--dataset with --env mock needs --mix (the Real+Mock recipe)")
+        if self.perturb != "none":
+            from mockphone.errors import BadPerturbationProfile
+            from mockphone.perturb import load_profile
+
+            if self.env != "mock":
+                raise BadTrainingConfig(f"--perturb {self.perturb} applies to --env mock episodes")
+            try:
+                load_profile(self.perturb)
+            except BadPerturbationProfile as exc:
+                raise BadTrainingConfig(str(exc)) from None
         if self.num_generations < 2:
             raise BadTrainingConfig(f"num_generations must be >= 2 (GRPO compares a group), got {self.num_generations}")
         if self.batch_size % self.num_generations:
@@ -166,7 +177,7 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor):
             offline = with_tool_schema(offline, processor, [MockPhoneEnv.__new__(MockPhoneEnv).mobile_use], "prompt")
     if run.env != "mock":
         return offline, None
-    settings = EnvSettings(max_turns=run.max_turns, max_pixels=max_pixels)
+    settings = EnvSettings(max_turns=run.max_turns, max_pixels=max_pixels, perturb=run.perturb)
     factory = env_factory(settings)
     online = Dataset.from_list(task_rows(run.tasks, run.online_prompts, settings, run.seed))
     if not run.mix:

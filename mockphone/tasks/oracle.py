@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from mockphone.tasks.base import Task
 
 MAX_SCROLLS = 12
-INTERRUPTION_BUTTONS = {"perm_dialog": "ALLOW", "ad_popup": "CLOSE"}
+INTERRUPTION_BUTTONS = {"perm_dialog": "ALLOW", "ad_popup": "CLOSE", "runtime_perm": "WHILE USING THE APP",
+                        "login_prompt": "NOT NOW", "rate_dialog": "NO THANKS"}
 
 
 class UI:

@@ -1,5 +1,7 @@
 """Seeded perturbations: they happen, they are deterministic, and oracles get through them."""
 
+import re
+
 import pytest
 
 from datalake.types import Action
@@ -107,3 +109,99 @@ def test_banner_expires_on_its_own():
     phone.act(Action("open_app", app="clock"))
     phone.act(Action("wait", seconds=6))
     assert all(not e.resource_id.endswith("heads_up") for e in elements(phone))
+
+
+# --- profiles and the real-app gaps ---------------------------------------------------------
+
+from mockphone.errors import BadPerturbationProfile  # noqa: E402
+from mockphone.perturb import PROFILES, load_profile  # noqa: E402
+
+
+def test_profiles_are_ordered_from_none_to_heavy():
+    assert list(PROFILES) == ["none", "light", "real-like", "heavy"]
+    assert not any(PROFILES["none"].rates().values())
+    for kind in PROFILES["none"].rates():
+        assert PROFILES["light"].rates()[kind] <= PROFILES["real-like"].rates()[kind] <= PROFILES["heavy"].rates()[kind]
+
+
+def test_unknown_profile_lists_the_valid_ones():
+    with pytest.raises(BadPerturbationProfile, match="none, light, real-like, heavy"):
+        load_profile("stormy")
+
+
+def test_yaml_profile_overrides_a_base(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("base: light\npermission: 0.9\ncheckout_error: 1\nslow_seconds: 5\n")
+    p = load_profile(str(path))
+    assert (p.permission_rate, p.checkout_error_rate, p.slow_seconds, p.ad_rate) == (0.9, 1.0, 5, PROFILES["light"].ad_rate)
+    assert p.meta(3) == {"profile": str(path), "seed": 3, "rates": p.rates()}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ad: 0.1\npermision: 0.5\n", "line 2: unknown perturbation kind 'permision'"),
+    ("ad: 0.1\n\nslow: 1.5\n", "line 3: rate of 'slow' must be a number in [0, 1], got 1.5"),
+    ("login: -0.1\n", "line 1: rate of 'login' must be"),
+    ("ad: yes\n", "line 1: rate of 'ad'"),
+    ("base: medium\n", "line 1: unknown base profile 'medium'"),
+    ("- ad\n", "line 1: expected a mapping"),
+])
+def test_yaml_profile_errors_name_the_line(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(BadPerturbationProfile, match=re.escape(message)):
+        load_profile(str(path))
+
+
+def test_sign_in_prompt_in_account_apps_only():
+    phone = MockPhone(perturbations=Perturbations(login_rate=1.0))
+    phone.act(Action("open_app", app="clock"))
+    assert phone.nav.dialog is None
+    phone.act(Action("open_app", app="shop"))
+    assert phone.nav.dialog.rid == "login_prompt"
+    tap(phone, text="NOT NOW")
+    assert phone.nav.dialog is None and find(phone, rid="search")
+
+
+def test_runtime_permission_on_the_second_launch():
+    phone = MockPhone(perturbations=Perturbations(runtime_permission_rate=1.0))
+    phone.act(Action("open_app", app="notes"))
+    assert phone.nav.dialog is None
+    phone.act(Action("key", key="home"))
+    phone.act(Action("open_app", app="notes"))
+    assert phone.nav.dialog.rid == "runtime_perm"
+    labels = [e.text for e in elements(phone) if e.class_name == "android.widget.Button"]
+    assert labels == ["DON'T ALLOW", "ONLY THIS TIME", "WHILE USING THE APP"]  # stacked: all on screen
+    assert all(0 <= e.bounds[0] and e.bounds[2] <= 1080 for e in elements(phone))
+    tap(phone, text="WHILE USING THE APP")
+    assert phone.system_state().permissions == {"com.phoneloop.notes:location": True}
+
+
+def test_rate_this_app_from_the_third_launch():
+    phone = MockPhone(perturbations=Perturbations(rate_app_rate=1.0))
+    for launch in (1, 2, 3):
+        phone.act(Action("open_app", app="files"))
+        assert (phone.nav.dialog is not None) == (launch == 3)
+        phone.act(Action("key", key="home"))
+    phone.act(Action("open_app", app="files"))
+    tap(phone, text="NO THANKS") if phone.nav.dialog else None
+    assert phone.nav.dialog is None  # once per app
+
+
+def test_network_error_in_the_middle_of_checkout_and_the_oracle_retries():
+    phone = MockPhone(seed=1, perturbations=Perturbations(checkout_error_rate=1.0))
+    task = REGISTRY["ShopBuyItem"](seed=1)
+    task.initialize_task(phone)
+    actions = solve(phone, task)
+    retries = [a for a in actions if a.element is not None and (a.element.resource_id or "").endswith("/retry")]
+    assert len(retries) == 1  # the checkout page failed once; other pages loaded normally
+    assert task.is_successful(phone) == 1.0
+    assert len(phone.state("shop").orders) == 1  # retrying did not order twice
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_oracle_gets_through_the_heavy_profile(name):
+    phone = MockPhone(seed=3, perturbations="heavy")
+    task = REGISTRY[name](seed=3)
+    task.initialize_task(phone)
+    solve(phone, task)
+    assert task.is_successful(phone) == 1.0

@@ -1,0 +1,37 @@
+"""`phoneloop env serve`: mock phones as an OpenEnv environment for RL trainers in other processes or machines."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from phoneloop.output import err_console, fail
+
+env_app = typer.Typer(help="Mock phones as RL environments (OpenEnv over HTTP/WebSocket).", no_args_is_help=True)
+
+
+@env_app.command("serve")
+def serve(
+    port: Annotated[int, typer.Option("--port", "-p", help="Port to listen on.")] = 8010,
+    host: Annotated[str, typer.Option(help="Bind address (127.0.0.1: this machine only).")] = "127.0.0.1",
+    tasks: Annotated[str, typer.Option("--tasks", help="Task selector episodes are drawn from.")] = "all",
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Actions before an episode is truncated.")] = 30,
+    perturb: Annotated[str, typer.Option("--perturb", help="none, light, real-like, heavy, or a YAML of rates.")] = "none",
+    sessions: Annotated[int, typer.Option(min=1, help="Concurrent sessions (one phone each).")] = 4,
+) -> None:
+    """Serve mock phones over OpenEnv's reset/step/state protocol (WebSocket sessions at /ws).
+
+    Example: phoneloop env serve --port 8010 --tasks app:clock --perturb light
+    """
+    import uvicorn
+
+    from mockphone.errors import MockPhoneError
+    from mockphone.openenv_env import make_app
+
+    try:
+        app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions)
+    except (MockPhoneError, ValueError) as exc:
+        fail(str(exc))
+    err_console.print(f"OpenEnv mock phones on http://{host}:{port} (tasks {tasks}, perturb {perturb})")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
