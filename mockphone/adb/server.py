@@ -370,6 +370,8 @@ class VirtualAdbServer:
                 readable, _, _ = select.select([conn.sock], [], [], 0)
                 if readable and not conn.sock.recv(4096):
                     return  # client hung up
+                if device.state != "device":
+                    return  # the phone went away: the stream ends, as adb's does
                 try:
                     line = q.get(timeout=0.05)
                 except queue.Empty:
