@@ -15,8 +15,8 @@
   pinch_out or multi_touch and each finger's path in pixels, flagged ``multi_touch`` so
   curation can filter it; never a (wrong) single-finger swipe.
 
-``merge_double_taps`` joins two taps within 300 ms and 100 dp into ``double_tap``
-(Android's DOUBLE_TAP_TIMEOUT and double-tap slop).
+The recorder joins two taps within ``DOUBLE_TAP_MS`` and ``DOUBLE_TAP_SLOP_DP`` on the same
+screen into ``double_tap`` (Android's DOUBLE_TAP_TIMEOUT and double-tap slop).
 """
 
 from __future__ import annotations
@@ -132,17 +132,3 @@ def _nav_gesture(pts: list[tuple[float, int, int]], end: float, s: Screen) -> st
 def _target(elements: list[UIElement], x: int, y: int):
     el = element_at(elements, x, y)
     return el.as_target() if el is not None else None
-
-
-def merge_double_taps(items: list[tuple[float, float, Action]], dpi: int) -> list[tuple[float, float, Action]]:
-    """(down, up, action) items in time order, with tap pairs that make a double tap joined."""
-    out: list[tuple[float, float, Action]] = []
-    slop = DOUBLE_TAP_SLOP_DP * dpi / 160
-    for down, up, a in items:
-        if out and a.type == "tap" and out[-1][2].type == "tap":
-            p_down, p_up, p = out[-1]
-            if (down - p_up) * 1000 <= DOUBLE_TAP_MS and abs(a.x - p.x) <= slop and abs(a.y - p.y) <= slop:
-                out[-1] = (p_down, up, Action("double_tap", x=p.x, y=p.y, element=p.element))
-                continue
-        out.append((down, up, a))
-    return out
