@@ -279,9 +279,12 @@ class Recorder:
             inside = [e for e in entries if e["up"] >= lo and e["down"] <= hi]  # effects land at the lift
             keys = [e for e in inside if _is_key_tap(e, a, self.natural[1])]
             onfield = [e for e in inside if e not in keys and _targets(e, field)]
-            if len(keys) + len(onfield) != len(inside):
+            enters = [e for e in inside if e["action"].type == "key" and e["action"].key == "enter"]
+            if len(keys) + len(onfield) + len(enters) != len(inside):
                 continue  # another gesture may have changed the text (paste, a clear button)
             t = keys[0]["down"] if keys else max([lo] + [e["up"] for e in onfield])
+            if enters:
+                t = min(t, enters[0]["down"] - 1e-3)  # typed, then submitted
             entries = [e for e in entries if e not in keys]
             prev = [e for e in entries if e["down"] < t]
             last = prev[-1] if prev else None
@@ -293,8 +296,27 @@ class Recorder:
             prev_up = last["up"] if last else -math.inf
             entry = self._entry(None, t, t, prev_up, frames, trees, quiet, action=action)
             entry["tree"] = a
+            if not keys and entry["meta"]["pairing"] == "uncertain":
+                nxt = next((e["down"] for e in entries if e["down"] > t), self.clock.to_device(b.t0))
+                self._pair_by_change(entry, frames, prev_up, min(nxt, self.clock.to_device(b.t0) + self.dump_window))
             entries.insert(len(prev), entry)
         return entries
+
+    def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, until: float) -> None:
+        """Typing with no touches (an IME): the screen is the last frame before the first visible change.
+
+        Only taps on the field, keyboard taps and enter happened between ``prev_up`` and
+        ``until``, so the frames after the previous action settled show the screen before
+        typing until the first frame that differs.
+        """
+        run = [f for f in frames if self.clock.to_device(f.t0) >= prev_up + self.settle
+               and self.clock.to_device(f.t0) + self.grab_window <= until]
+        run.sort(key=lambda f: f.t0)
+        if not run:
+            return
+        first = next((i for i, f in enumerate(run) if f.sha != run[0].sha), len(run))
+        entry["frame"] = run[first - 1]
+        entry["meta"].update(pairing="certain", pairing_rule="last frame before the first change")
 
     def _final_observation(self) -> Observation:
         frame, tree = self.frames[-1], self.trees[-1]
