@@ -30,6 +30,7 @@ phone is lost mid-recording, the steps recorded so far are returned as a partial
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import threading
@@ -128,7 +129,13 @@ class Recorder:
         if self.error is not None:
             meta.update(partial=True, failure_reason=f"recording interrupted: {self.error}")
             outcome, verified = "unknown", "none"
-        return Episode(instruction=self.instruction, source="human", device=self.device, steps=tuple(steps),
+        first = self._screen(self.trees[0] if self.trees else None)
+        rotations = sorted({self._screen(t).rotation for t in self.trees})
+        if len(rotations) > 1:
+            meta["rotations"] = rotations  # steps are in pixels of their own screen; the episode has the first
+        device = dataclasses.replace(self.device, width=first.width, height=first.height,
+                                     extra={**self.device.extra, "rotation": first.rotation})
+        return Episode(instruction=self.instruction, source="human", device=device, steps=tuple(steps),
                        task=self.task, app=self.app, outcome=outcome, verified_by=verified, meta=meta)
 
     def wait_observed_after(self, t: float, timeout: float = 10.0) -> bool:
@@ -332,7 +339,7 @@ def _merge_double_taps(entries: list[dict], dpi: int) -> list[dict]:
     for e in entries:
         p = out[-1] if out else None
         a = e["action"]
-        if p is not None and a.type == "tap" and p["action"].type == "tap" and p["frame"] == e["frame"] and \
+        if p is not None and a.type == "tap" and p["action"].type == "tap" and p["frame"].sha == e["frame"].sha and \
                 (e["down"] - p["up"]) * 1000 <= DOUBLE_TAP_MS and abs(a.x - p["action"].x) <= slop and \
                 abs(a.y - p["action"].y) <= slop:
             q = p["action"]

@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from collectors.adb_phone import AdbPhone
 from collectors.recorder import Recorder
 from datalake.types import Action
 from mockphone.phone import MockPhone
@@ -109,3 +110,65 @@ def test_phone_lost_mid_recording_keeps_the_steps_as_a_partial_flagged_episode(s
         "ended" in episode.meta["failure_reason"]
     assert episode.outcome == "unknown" and episode.verified_by == "none"
     assert lake.write_episodes([episode]).written == 1
+
+
+@pytest.mark.parametrize("nav_mode", ["3button", "gestural", "keys"])
+def test_navigation_is_recorded_as_keys_in_every_nav_mode(server, adb_phone, nav_mode):
+    vd = server.devices[0]
+    vd.configure(nav_mode=nav_mode)
+    vd.phone.act(Action("open_app", app="shop"))
+    rec = Recorder(adb_phone, "leave the shop").start()
+    for key in ("back", "app_switch", "home"):
+        replay(vd, rec, Action("key", key=key))
+    episode = rec.stop(success=False)
+    assert [(s.action.type, s.action.key) for s in episode.steps] == [("key", "back"), ("key", "app_switch"),
+                                                                      ("key", "home")]
+    assert episode.meta["nav_mode"] == nav_mode.replace("keys", "3button")  # touch keys report mode 0 too
+
+
+def test_landscape_taps_land_where_the_finger_was():
+    from mockphone.adb import VirtualAdbServer
+    from mockphone.layout import Display
+
+    with VirtualAdbServer(phones=[MockPhone(seed=0, display=Display(width=2400, height=1080))]) as server:
+        vd = server.devices[0].configure(rotation=1)
+        rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), "tap in landscape").start()
+        replay(vd, rec, Action("tap", x=600, y=540))
+        episode = rec.stop(success=False)
+    tap = episode.steps[0].action
+    assert tap.type == "tap" and abs(tap.x - 600) <= 1 and abs(tap.y - 540) <= 1
+    assert (episode.device.width, episode.device.height, episode.device.extra["rotation"]) == (2400, 1080, 1)
+
+
+@pytest.mark.parametrize("protocol", ["A", "single"])
+def test_other_panel_protocols_record_the_same_demo(server, adb_phone, protocol):
+    vd = server.devices[0]
+    vd.configure(touch_protocol=protocol)
+    vd.phone.act(Action("open_app", app="contacts"))
+    rec = Recorder(adb_phone, "scroll the contacts").start()
+    replay(vd, rec, Action("scroll", direction="down"))
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["scroll", "tap"]
+    assert episode.meta["touch_protocol"] == protocol
+
+
+def test_double_tap_on_one_screen_is_one_double_tap(server, adb_phone):
+    vd = server.devices[0]
+    vd.phone.act(Action("open_app", app="notes"))
+    rec = Recorder(adb_phone, "double tap").start()
+    replay(vd, rec, Action("double_tap", x=540, y=1400))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["double_tap"]
+
+
+def test_garbage_in_the_getevent_stream_is_reported_in_meta(server, adb_phone):
+    vd = server.devices[0]
+    rec = Recorder(adb_phone, "open shop").start()
+    while vd.listeners() == 0:
+        time.sleep(0.01)
+    vd.emit(["\x00\x01 not an event", "[ 12.5 ] /dev/input/event2: EV_ABS"])
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["tap"]
+    assert episode.meta["getevent_garbage"]["lines"] == 2
