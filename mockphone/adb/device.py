@@ -23,7 +23,8 @@ Realism knobs (set as attributes, or ``configure``): ``capture_latency`` / ``dum
 is the rotated screen; ``wm size`` and the touch panel stay in the natural orientation),
 ``nav_mode`` (``3button``: Back/Home/Overview are taps on the nav bar; ``gestural``: edge
 and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
-``touch_protocol`` (``B``, ``A`` or ``single``). Gestures carry real device-clock times.
+``touch_protocol`` (``B``, ``A`` or ``single``), ``screen_on``, ``locked``, ``battery``
+(``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times.
 
 ``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
 screencaps or dumps fail the ways real ones do (tests of clients' retries and errors):
@@ -82,6 +83,7 @@ class VirtualDevice:
         self._listeners: list[queue.Queue[str | None]] = []
         self.capture_latency = self.dump_latency = self.grab_jitter = 0.0
         self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
+        self.screen_on, self.locked, self.battery = True, False, 100
         self._delay = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
@@ -91,7 +93,7 @@ class VirtualDevice:
         with self.lock:
             for name, value in knobs.items():
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
-                                "touch_protocol"):
+                                "touch_protocol", "screen_on", "locked", "battery"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
                 setattr(self, name, value)
             if self.nav_mode not in NAV_MODES:
@@ -266,7 +268,15 @@ class VirtualDevice:
                               f"  mCurrentFocus=Window{{0 u0 {pkg}/{pkg}{self.phone.activity()}}}\n"
                               f"  mFocusedApp=ActivityRecord{{0 u0 {pkg}/{self.phone.activity()} t1}}\n"
                               f"  mRotation={self.rotation} mDisplayRotation=ROTATION_{90 * self.rotation}\n"
+                              f"  mShowingLockscreen={str(self.locked).lower()} "
+                              f"mDreamingLockscreen={str(self.locked).lower()}\n"
                               f"  cur={d.width}x{d.height} app={d.width}x{d.height}\n").encode())
+        if args[:1] == ["power"]:
+            awake = "Awake" if self.screen_on else "Asleep"
+            return Result(0, f"POWER MANAGER (dumpsys power)\n  mWakefulness={awake}\n".encode())
+        if args[:1] == ["battery"]:
+            return Result(0, f"Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+                             f"  level: {self.battery}\n  scale: 100\n".encode())
         code, out = mockshell.run(self.phone, shlex.join(["dumpsys", *args]))
         return Result(code, (out + "\n").encode() if code == 0 else b"", b"" if code == 0 else (out + "\n").encode())
 
