@@ -277,36 +277,34 @@ class Recorder:
         return {"down": down, "up": up, "action": action, "frame": p.frame, "tree": tree, "meta": meta}
 
     def _typing(self, entries: list[dict], trees: list[Tree], frames, quiet) -> list[dict]:
-        """Insert input_text steps for field text changes between dumps; drop the keyboard taps they explain."""
+        """Insert input_text steps for field text changes between dumps; drop the keyboard taps they explain.
+
+        A field's new text was typed after the last gesture aimed at that field (or the first
+        keyboard tap) inside the window between the two dumps, and before the next gesture.
+        """
         for a, b in zip(trees, trees[1:]):
-            field, before = _text_change(a, b)
-            if field is None:
-                continue
-            lo, hi = self.clock.to_device(a.t0), self.clock.to_device(b.t1)
-            inside = [e for e in entries if e["up"] >= lo and e["down"] <= hi]  # effects land at the lift
-            keys = [e for e in inside if _is_key_tap(e, a, self.natural[1])]
-            onfield = [e for e in inside if e not in keys and _targets(e, field)]
-            enters = [e for e in inside if e["action"].type == "key" and e["action"].key == "enter"]
-            if len(keys) + len(onfield) + len(enters) != len(inside):
-                continue  # another gesture may have changed the text (paste, a clear button)
-            t = keys[0]["down"] if keys else max([lo] + [e["up"] for e in onfield])
-            if enters:
-                t = min(t, enters[0]["down"] - 1e-3)  # typed, then submitted
-            entries = [e for e in entries if e not in keys]
-            prev = [e for e in entries if e["down"] < t]
-            last = prev[-1] if prev else None
-            action = Action("input_text", text=field.text, clear=True, element=field.as_target())
-            if last is not None and last["action"].type == "input_text" and \
-                    last["action"].element.resource_id == (field.resource_id or None):
-                last["action"] = action  # still typing into the same field: one step for the whole text
-                continue
-            prev_up = last["up"] if last else -math.inf
-            entry = self._entry(None, t, t, prev_up, frames, trees, quiet, action=action)
-            entry["tree"] = a
-            if not keys and entry["meta"]["pairing"] == "uncertain":
-                nxt = next((e["down"] for e in entries if e["down"] > t), self.clock.to_device(b.t0))
-                self._pair_by_change(entry, frames, prev_up, min(nxt, self.clock.to_device(b.t0) + self.dump_window))
-            entries.insert(len(prev), entry)
+            for field in _text_changes(a, b):
+                lo, hi = self.clock.to_device(a.t0), self.clock.to_device(b.t1)
+                inside = [e for e in entries if e["up"] >= lo and e["down"] <= hi]  # effects land at the lift
+                keys = [e for e in inside if _is_key_tap(e, a, self.natural[1])]
+                onfield = [e for e in inside if e not in keys and _targets(e, field)]
+                t = keys[0]["down"] if keys else max([lo] + [e["up"] for e in onfield])
+                entries = [e for e in entries if e not in keys]
+                prev = [e for e in entries if e["down"] < t]
+                last = prev[-1] if prev else None
+                action = Action("input_text", text=field.text, clear=True, element=field.as_target())
+                if last is not None and last["action"].type == "input_text" and \
+                        last["action"].element.resource_id == (field.resource_id or None):
+                    last["action"] = action  # still typing into the same field: one step for the whole text
+                    continue
+                prev_up = last["up"] if last else -math.inf
+                entry = self._entry(None, t, t, prev_up, frames, trees, quiet, action=action)
+                entry["tree"] = a
+                if not keys and entry["meta"]["pairing"] == "uncertain":
+                    nxt = next((e["down"] for e in entries if e["down"] > t), math.inf)
+                    self._pair_by_change(entry, frames, prev_up, min(nxt, self.clock.to_device(b.t0)
+                                                                     + self.dump_window))
+                entries.insert(len(prev), entry)
         return entries
 
     def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, until: float) -> None:
@@ -354,20 +352,19 @@ def _focused(elements: list[UIElement]) -> UIElement | None:
     return next((e for e in elements if e.focused and "Edit" in e.class_name), None)
 
 
-def _text_change(a: Tree, b: Tree) -> tuple[UIElement | None, str | None]:
-    """The focused field of ``b`` whose text differs from the same field in ``a``."""
+def _text_changes(a: Tree, b: Tree) -> list[UIElement]:
+    """Edit fields of ``b`` whose text differs from the same field (by resource id) in ``a``."""
     if a.xml == b.xml:
-        return None, None
-    after = _focused(parse_ui_tree(b.xml))
-    if after is None or not after.resource_id:
-        return None, None
-    same = next((e for e in parse_ui_tree(a.xml) if e.resource_id == after.resource_id), None)
-    if same is None or same.text == after.text:
-        return None, None
-    return after, same.text
+        return []
+    before = {e.resource_id: e.text for e in parse_ui_tree(a.xml) if "Edit" in e.class_name and e.resource_id}
+    return [e for e in parse_ui_tree(b.xml) if "Edit" in e.class_name and e.resource_id in before
+            and before[e.resource_id] != e.text]
 
 
 def _is_key_tap(entry: dict, tree: Tree, height: int) -> bool:
+    """A tap on the soft keyboard: the IME is its own window, absent from the dump, and the app's window
+    shrinks above it; so a tap below every element of the app (and above the nav bar) while a field
+    has focus hit the keyboard."""
     a = entry["action"]
     if a.type != "tap":
         return False
@@ -375,7 +372,13 @@ def _is_key_tap(entry: dict, tree: Tree, height: int) -> bool:
     board = next((e for e in els if "Keyboard" in e.class_name or "inputmethod" in e.package), None)
     if board is not None:
         return board.contains(a.x, a.y)
-    return _focused(els) is not None and a.y >= KEYBOARD_ZONE * height
+    if _focused(els) is None:
+        return False
+    app = [e for e in els if e.package and e.package != "com.android.systemui" and e.parent is not None]
+    nav_top = min((e.bounds[1] for e in els if e.package == "com.android.systemui" and e.bounds[1] > height // 2),
+                  default=height)
+    bottom = max((e.bounds[3] for e in app), default=int(KEYBOARD_ZONE * height))
+    return bottom <= a.y < nav_top
 
 
 def _targets(entry: dict, field: UIElement) -> bool:
