@@ -49,10 +49,14 @@ _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
 class Recorder:
-    """See the module docstring. Timing knobs are seconds."""
+    """See the module docstring. Timing knobs (seconds): ``capture_period`` between frame requests (the
+    number of concurrent screencaps is latency / period + 1, at most ``max_capture_workers``: lower it on
+    a phone whose screencaps slow down when run side by side); ``grab_window``, the most a screencap
+    may take from the request to grabbing the frame; ``settle``, how long after a lift the screen may
+    still change; ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``."""
 
     def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None,
-                 capture_period: float = 0.12, max_capture_workers: int = 12, grab_window: float = 0.06,
+                 capture_period: float = 0.12, max_capture_workers: int = 12, grab_window: float = 0.1,
                  settle: float = 0.05, dump_window: float = 0.3) -> None:
         self.phone, self.instruction, self.task, self.app = phone, instruction, task, app
         self.capture_period, self.max_capture_workers = capture_period, max_capture_workers
@@ -110,7 +114,9 @@ class Recorder:
                 self._tree()
             except (CollectorError, OSError) as exc:
                 self.error = exc
+        began = time.perf_counter()
         steps, steps_meta = self._assemble(self.clock.to_device(end) if self._has_clock() else math.inf)
+        assemble_ms = round(1000 * (time.perf_counter() - began), 1)
         if self.error is not None and not steps:
             raise CollectorError(f"recording failed ({self.error}): nothing was recorded") from self.error
         if success and self.error is None:
@@ -122,7 +128,7 @@ class Recorder:
                 "touch_protocol": self.axes.protocol, "clock": self.clock.report(), "steps_meta": steps_meta,
                 "capture": {"workers": self.workers, "period_ms": round(1000 * self.capture_period),
                             "first_latency_ms": round(1000 * self.latency), "frames": len(self.frames),
-                            "trees": len(self.trees)}}
+                            "trees": len(self.trees), "assemble_ms": assemble_ms}}
         if self.tracker.garbage:
             meta["getevent_garbage"] = {"lines": self.tracker.garbage, "examples": self.tracker.garbage_examples}
         outcome, verified = ("success" if success else "failure"), "human"

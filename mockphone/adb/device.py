@@ -414,6 +414,8 @@ class VirtualDevice:
                         self.lock.acquire()
                     self.emit(lines)
                 self.phone.act(step)
+                self.phone.screenshot()  # composite the new frame now, as a display does, so a screencap
+                # waiting for the lock grabs it at once instead of rendering while the clock runs
             done.append(step)
             if after_each is not None:
                 after_each()

@@ -311,6 +311,14 @@ class VirtualAdbServer:
         if device.state != "device":
             conn.fail("device offline")
             return
+        if service.startswith("host:") and service[5:].startswith(("forward:", "killforward:")):
+            self._forward(conn, device, service[5:])  # the stock client asks on the device's transport
+            return
+        if service == "host:killforward-all":
+            self.forwards = [f for f in self.forwards if f[0] != device.serial]
+            conn.okay()
+            conn.okay()  # as for forward: accepted, then done
+            return
         name, _, command = service.partition(":")
         kind, *options = name.split(",")
         if kind == "sync":

@@ -96,3 +96,17 @@ def test_phone_that_comes_back_rejoins(server, lake):
     report = collect_on_devices(lake, ["emulator-5554"], DISTINCT, seeds=[0], port=server.port, backoff=0.2,
                                 reconnects=5)
     assert report.written == 3 and report.outcomes.get("success") == 2  # two jobs + the dropped attempt
+
+
+def test_health_check_names_what_is_wrong(server):
+    from collectors.adb_phone import AdbPhone
+    from collectors.farm import health
+
+    vd = server.devices[0]
+    phone = AdbPhone(vd.serial, port=server.port)
+    assert health(phone, needs_ime=True, min_battery=15) is None
+    vd.adb_keyboard = False
+    assert "ADBKeyBoard" in health(phone, needs_ime=True, min_battery=15)
+    assert health(phone, needs_ime=False, min_battery=15) is None
+    vd.configure(screen_on=False)
+    assert health(phone, needs_ime=False, min_battery=15) == "screen off"
