@@ -308,25 +308,29 @@ class Recorder:
                 entry["tree"] = a
                 if not keys and entry["meta"]["pairing"] == "uncertain":
                     nxt = next((e["down"] for e in entries if e["down"] > t), math.inf)
-                    self._pair_by_change(entry, frames, prev_up, min(nxt, self.clock.to_device(b.t0)
-                                                                     + self.dump_window))
+                    self._pair_by_change(entry, frames, prev_up, lo, min(nxt, self.clock.to_device(b.t0)
+                                                                         + self.dump_window))
                 entries.insert(len(prev), entry)
         return entries
 
-    def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, until: float) -> None:
+    def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, before: float,
+                        until: float) -> None:
         """Typing with no touches (an IME): the screen is the last frame before the first visible change.
 
-        Only taps on the field, keyboard taps and enter happened between ``prev_up`` and
-        ``until``, so the frames after the previous action settled show the screen before
-        typing until the first frame that differs.
+        A frame grabbed before ``before`` (the dump that still showed the old text) shows the
+        screen before typing; only taps on the field, keyboard taps and enter happened until
+        ``until``, so later frames with the same pixels show it too, up to the first change.
         """
-        run = [f for f in frames if self.clock.to_device(f.t0) >= prev_up + self.settle
-               and self.clock.to_device(f.t0) + self.grab_window <= until]
-        run.sort(key=lambda f: f.t0)
-        if not run:
-            return
-        first = next((i for i, f in enumerate(run) if f.sha != run[0].sha), len(run))
-        entry["frame"] = run[first - 1]
+        run = sorted((f for f in frames if self.clock.to_device(f.t0) >= prev_up + self.settle
+                      and self.clock.to_device(f.t0) + self.grab_window <= until), key=lambda f: f.t0)
+        anchor = next((i for i, f in enumerate(run) if self.clock.to_device(f.t0) + self.grab_window <= before),
+                      None)
+        if anchor is None:
+            return  # no frame surely before the typing: the step stays uncertain
+        last = anchor
+        while last + 1 < len(run) and run[last + 1].sha == run[anchor].sha:
+            last += 1
+        entry["frame"] = run[last]
         entry["meta"].update(pairing="certain", pairing_rule="last frame before the first change")
 
     def _final_observation(self) -> Observation:

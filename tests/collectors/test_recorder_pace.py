@@ -17,13 +17,14 @@ def plan(name, seed):
     return task, [a for a in solve(phone, task) if a.type != "terminate"]
 
 
-def record(server, name, seed, gaps):
+def record(server, name, seed, gaps, **recorder):
     vd = server.devices[0]
     vd.configure(capture_latency=1.2, dump_latency=0.5, grab_jitter=0.03)
     task, actions = plan(name, seed)
     vd.phone.reset(seed)
     task.initialize_task(vd.phone)
-    rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), task.goal, task=name).start()
+    rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), task.goal, task=name,
+                   **recorder).start()
     truth, performed = act_at_human_pace(vd, actions, gaps=gaps, seed=seed)
     episode = rec.stop(success=True)
     return episode, truth, performed, vd
@@ -62,9 +63,25 @@ def test_clock_alignment_error_is_measured_and_small(paced):
 
 
 def test_steps_that_cannot_be_paired_are_flagged_never_mispaired(server):
-    episode, truth, _, _ = record(server, "SettingsWifiOff", 0, gaps=(0.0, 0.08))  # faster than any frame
+    # one frame a second (as one slow screencap at a time gives) for steps 0.4 s apart: most have no frame
+    episode, truth, _, _ = record(server, "ShopSearchPriceRange", 1, gaps=(0.35, 0.4), capture_period=1.0)
     result = score(episode, truth)
+    assert result["steps"] == result["expected_steps"], result
     assert result["wrong_unflagged"] == 0, result
-    assert result["flagged"] >= 1, result
+    assert result["flagged"] >= 2, result
     flagged = [m for m in episode.meta["steps_meta"] if m["pairing"] == "uncertain"]
     assert all("frame_lag_ms" in m and "tree_lag_ms" in m for m in flagged)
+
+
+def test_pair_frame_without_a_frame_between_the_actions_is_uncertain():
+    from collectors.pairing import Clock, Frame, pair_frame
+
+    clock = Clock()
+    clock.event(arrival=100.0, device_t=10.0)  # host = device + 90
+    frames = [Frame(99.0, 100.2, "a"), Frame(100.35, 101.5, "b")]  # device 9.0 and 10.35
+    certain = pair_frame(frames, clock, prev_up=9.5, down=10.6, grab_window=0.1, settle=0.05)
+    assert certain.certain and certain.frame.sha == "b"
+    too_soon = pair_frame(frames, clock, prev_up=10.32, down=10.5, grab_window=0.1, settle=0.05)
+    assert not too_soon.certain and too_soon.frame.sha == "b"  # the last frame surely before touch-down
+    none_before = pair_frame(frames, clock, prev_up=10.0, down=10.4, grab_window=0.1, settle=0.05)
+    assert not none_before.certain and none_before.frame.sha == "a"
