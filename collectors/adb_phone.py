@@ -170,6 +170,10 @@ class AdbPhone:
     def ui_tree(self) -> str:
         return self._dump()[0]
 
+    def dump(self) -> tuple[str, str | None, str | None]:
+        """One UI tree dump (retried on uiautomator's transient failures): (XML, package, activity)."""
+        return self._dump()
+
     def device(self) -> Device:
         f = self.facts()
         kind = "mock" if f["mock"] else "real"

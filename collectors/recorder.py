@@ -1,61 +1,101 @@
-"""Recording a human demonstration on a phone over adb.
+"""Recording a human demonstration on a phone over adb, with each action paired to its screen by time.
 
     rec = Recorder(AdbPhone("R58M123"), "Turn off Wi-Fi").start()
-    ...                                   # the operator uses the phone
+    ...                                   # the operator uses the phone at their own pace
     episode = rec.stop(success=True)      # the operator's mark -> outcome, verified_by="human"
 
-A reader thread streams ``getevent -lt`` (raw touch axes scaled to pixels with the
-ranges of ``getevent -lp``); the recorder thread observes the phone (screenshot + tree)
-whenever no finger is down. Each gesture or key press is paired with the last
-observation accepted *before* it began (an observation during which events arrived is
-discarded). Text typing is recovered from tree diffs: when the focused field's text
-changes between two observations with no gesture in between (or only taps in the
-keyboard area, which are then dropped), the step is ``input_text(text=new, clear=True)``.
-The episode: source ``human``, ``meta.collector = "human"``, outcome from the operator's
-mark (``success`` ends with a ``terminate(success)`` step on the final screen).
+While recording, threads run side by side: one streams ``getevent -lt`` (kernel
+timestamps on the device clock; see ``collectors.gestures``), several capture frames
+with ``screencap -p`` one after another at a fixed period (pipelined, so a 1.2 s
+screencap still gives a frame every ``capture_period``), and one dumps the UI tree in a
+loop. ``screenrecord --output-format=h264`` is not used: a raw H.264 stream carries no
+frame timestamps (the frames' times would be host arrival times after an encoder and USB
+queue of unknown depth), the virtual device would need an H.264 encoder, and frames still
+need a UI tree; the timestamped screencap loop needs neither.
+
+At ``stop`` every gesture is paired with the last frame fully grabbed after the previous
+action settled and before its touch-down, and with a tree from the same screen
+(``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
+``episode.meta["steps_meta"]`` (one dict per step: ``pairing`` certain|uncertain,
+``frame_lag_ms``, ``tree`` same_screen|uncertain, ``tree_lag_ms``, ``flags`` such as
+``multi_touch``), for the lake's step ``meta`` once schema v2 has it.
+
+Typing is recovered from tree diffs: when a field's text changes between two dumps and
+the only gestures in between are taps on the keyboard (dropped) or on that field, the
+step is ``input_text(text=new, clear=True)``. The episode: source ``human``,
+``meta.collector = "human"``, ``meta.nav_mode``, outcome from the operator's mark. If the
+phone is lost mid-recording, the steps recorded so far are returned as a partial episode
+(outcome ``unknown``, ``meta.partial``, ``meta.failure_reason``); with none, an error.
 """
 
 from __future__ import annotations
 
-import queue
+import dataclasses
+import math
+import re
 import threading
 import time
 from typing import Any
 
-from collectors.errors import CollectorError, EpisodeAborted
-from collectors.gestures import Axes, Gesture, KeyPress, Tracker, classify, touch_axes
+from collectors.classify import NAV_MODES, Screen, classify
+from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
+from collectors.gestures import KEYS, Gesture, KeyPress, Tracker, parse_line, touch_axes
+from collectors.pairing import Clock, Frame, Tree, pair_frame, pair_tree, quiet_sha, sha
 from datalake.types import Action, Episode, Observation, Step
 from datalake.uitree import UIElement, parse_ui_tree
 
-KEYBOARD_ZONE = 0.6  # taps below this fraction of the screen height, while a field has focus, may be typing
+KEYBOARD_ZONE = 0.6  # without a keyboard node in the tree: taps below this fraction of the height may be typing
+_ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
 class Recorder:
-    def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None) -> None:
-        self.phone = phone
-        self.instruction = instruction
-        self.task, self.app = task, app
-        self.steps: list[Step] = []
+    """See the module docstring. Timing knobs (seconds): ``capture_period`` between frame requests (the
+    number of concurrent screencaps is latency / period + 1, at most ``max_capture_workers``: lower it on
+    a phone whose screencaps slow down when run side by side); ``grab_window``, the most a screencap
+    may take from the request to grabbing the frame; ``settle``, how long after a lift the screen may
+    still change; ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``."""
+
+    def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None,
+                 capture_period: float = 0.12, max_capture_workers: int = 12, grab_window: float = 0.1,
+                 settle: float = 0.05, dump_window: float = 0.3) -> None:
+        self.phone, self.instruction, self.task, self.app = phone, instruction, task, app
+        self.capture_period, self.max_capture_workers = capture_period, max_capture_workers
+        self.grab_window, self.settle, self.dump_window = grab_window, settle, dump_window
         self.error: BaseException | None = None
-        self._events: queue.Queue[tuple[float, str]] = queue.Queue()
+        self.clock = Clock()
+        self.frames: list[Frame] = []
+        self.pngs: dict[str, bytes] = {}
+        self.trees: list[Tree] = []
+        self.items: list[Gesture | KeyPress] = []
+        self._lock = threading.Condition()
         self._stop = threading.Event()
-        self._last_arrival = 0.0
-        self._accepted = threading.Condition()
-        self._accepted_starts: list[float] = []
+        self._next_capture = 0.0
         self._threads: list[threading.Thread] = []
         self._stream = None
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> Recorder:
         facts = self.phone.facts()
-        self.width, self.height, self.dpi = facts["width"], facts["height"], facts["dpi"]
+        self.natural, self.dpi = (facts["width"], facts["height"]), facts["dpi"]
         self.device = self.phone.device()
-        self.axes: Axes = touch_axes(self.phone.run("getevent -lp"))
+        self.axes = touch_axes(self.phone.run("getevent -lp"))
         self.tracker = Tracker(self.axes)
+        self.nav_mode = NAV_MODES.get(self.phone.run("settings get secure navigation_mode").strip(), "3button")
+        for _ in range(3):
+            before = time.monotonic()
+            up = self.phone.run("cat /proc/uptime").split()
+            self.clock.uptime_sample(before, float(up[0]), time.monotonic())
+        t0 = time.monotonic()
+        self._capture()
+        self._tree()
+        self.latency = time.monotonic() - t0
+        self.workers = max(1, min(self.max_capture_workers, math.ceil(self.latency / self.capture_period) + 1))
+        self._started = t0
         self._stream = self.phone.stream("getevent -lt")
-        self._last: Observation = self._observe_quiet()
-        self._threads = [threading.Thread(target=self._read, daemon=True, name="getevent"),
-                         threading.Thread(target=self._loop, daemon=True, name="recorder")]
+        self._threads = [threading.Thread(target=self._guard, args=(self._read,), daemon=True, name="getevent"),
+                         threading.Thread(target=self._guard, args=(self._tree_loop,), daemon=True, name="dump")]
+        self._threads += [threading.Thread(target=self._guard, args=(self._capture_loop,), daemon=True,
+                                           name=f"screencap-{i}") for i in range(self.workers)]
         for t in self._threads:
             t.start()
         return self
@@ -66,102 +106,291 @@ class Recorder:
         if self._stream is not None:
             self._stream.close()
         for t in self._threads:
-            t.join(timeout=10)
-        if self.error is not None:
-            raise CollectorError(f"recording failed: {self.error}") from self.error
-        steps = list(self.steps)
-        if success:
-            steps.append(Step(observation=self._last, action=Action("terminate", status="success")))
+            t.join(timeout=self.latency + 10)
+        end = time.monotonic()
+        if self.error is None:
+            try:
+                self._capture()  # the final, quiet screen
+                self._tree()
+            except (CollectorError, OSError) as exc:
+                self.error = exc
+        began = time.perf_counter()
+        steps, steps_meta = self._assemble(self.clock.to_device(end) if self._has_clock() else math.inf)
+        assemble_ms = round(1000 * (time.perf_counter() - began), 1)
+        if self.error is not None and not steps:
+            raise CollectorError(f"recording failed ({self.error}): nothing was recorded") from self.error
+        if success and self.error is None:
+            steps.append(Step(observation=self._final_observation(), action=Action("terminate", status="success")))
+            steps_meta.append({"pairing": "certain", "tree": "same_screen", "flags": []})
         if not steps:
             raise EpisodeAborted("nothing was recorded: no touch, key or typing between start and stop")
-        return Episode(instruction=self.instruction, source="human", device=self.device, steps=tuple(steps),
-                       task=self.task, app=self.app, outcome="success" if success else "failure", verified_by="human",
-                       meta={"collector": "human", "serial": getattr(self.phone, "serial", None)})
+        meta = {"collector": "human", "serial": getattr(self.phone, "serial", None), "nav_mode": self.nav_mode,
+                "touch_protocol": self.axes.protocol, "clock": self.clock.report(), "steps_meta": steps_meta,
+                "capture": {"workers": self.workers, "period_ms": round(1000 * self.capture_period),
+                            "first_latency_ms": round(1000 * self.latency), "frames": len(self.frames),
+                            "trees": len(self.trees), "assemble_ms": assemble_ms}}
+        if self.tracker.garbage:
+            meta["getevent_garbage"] = {"lines": self.tracker.garbage, "examples": self.tracker.garbage_examples}
+        outcome, verified = ("success" if success else "failure"), "human"
+        if self.error is not None:
+            meta.update(partial=True, failure_reason=f"recording interrupted: {self.error}")
+            outcome, verified = "unknown", "none"
+        first = self._screen(self.trees[0] if self.trees else None)
+        rotations = sorted({self._screen(t).rotation for t in self.trees})
+        if len(rotations) > 1:
+            meta["rotations"] = rotations  # steps are in pixels of their own screen; the episode has the first
+        device = dataclasses.replace(self.device, width=first.width, height=first.height,
+                                     extra={**self.device.extra, "rotation": first.rotation})
+        return Episode(instruction=self.instruction, source="human", device=device, steps=tuple(steps),
+                       task=self.task, app=self.app, outcome=outcome, verified_by=verified, meta=meta)
 
     def wait_observed_after(self, t: float, timeout: float = 10.0) -> bool:
-        """Block until an observation that started after monotonic time ``t`` was accepted (for scripted drivers)."""
-        with self._accepted:
-            return self._accepted.wait_for(lambda: any(s > t for s in self._accepted_starts[-3:]) or
-                                           self._stop.is_set() or self.error is not None, timeout)
+        """Block until a frame and a tree taken after host time ``t`` has settled are certain (scripted drivers)."""
+        after = t + self.settle + 0.005
+        with self._lock:
+            ok = self._lock.wait_for(lambda: (any(f.t0 > after for f in self.frames[-3:]) and
+                                              any(x.t0 > after for x in self.trees[-3:])) or self._stop.is_set(),
+                                     timeout)
+            if not ok or self._stop.is_set():
+                return ok
+            frame = next(f for f in self.frames[-3:] if f.t0 > after)
+            tree = next(x for x in self.trees[-3:] if x.t0 > after)
+        time.sleep(max(0.0, max(frame.t0 + self.grab_window, tree.t1) - time.monotonic()) + 0.005)
+        return True
 
-    # --- threads ---------------------------------------------------------------------------
+    # --- threads -------------------------------------------------------------------------
+    def _guard(self, body) -> None:
+        try:
+            body()
+        except (CollectorError, OSError, ValueError) as exc:  # a thread boundary: stop() reports it
+            if not self._stop.is_set():
+                self.error = exc
+                self._stop.set()
+        finally:
+            with self._lock:
+                self._lock.notify_all()
+
     def _read(self) -> None:
         buf = b""
-        try:
-            while not self._stop.is_set():
+        while not self._stop.is_set():
+            try:
                 chunk = self._stream.recv(4096)
-                if not chunk:
-                    break
-                buf += chunk
-                *lines, buf = buf.split(b"\n")
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if not self._stop.is_set():
+                    raise DeviceOffline(f"{getattr(self.phone, 'serial', 'phone')}: the getevent stream ended "
+                                        "(cable pulled, adb restarted or phone rebooted)")
+                return
+            arrival = time.monotonic()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for raw in lines:
+                line = raw.decode("utf-8", "replace")
+                parsed = parse_line(line)
+                if parsed is not None:
+                    self.clock.event(arrival, parsed[0])
+                done = self.tracker.feed(line)
+                if done:
+                    with self._lock:
+                        self.items += done
+
+    def _capture(self) -> None:
+        t0 = time.monotonic()
+        png = self.phone.screenshot()
+        frame = Frame(t0, time.monotonic(), sha(png))
+        with self._lock:
+            self.pngs.setdefault(frame.sha, png)
+            self.frames.append(frame)
+            self._lock.notify_all()
+
+    def _tree(self) -> None:
+        t0 = time.monotonic()
+        xml, package, activity = self.phone.dump()
+        tree = Tree(t0, min(time.monotonic(), t0 + self.dump_window), xml, package, activity)
+        with self._lock:
+            self.trees.append(tree)
+            self._lock.notify_all()
+
+    def _capture_loop(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
                 now = time.monotonic()
-                for line in lines:
-                    self._last_arrival = now
-                    self._events.put((now, line.decode("utf-8", "replace")))
-        except OSError:
+                start = max(now, self._next_capture)
+                self._next_capture = start + self.capture_period
+            if self._stop.wait(start - now):
+                return
+            self._capture()
+
+    def _tree_loop(self) -> None:
+        while not self._stop.wait(0.05):
+            self._tree()
+
+    # --- assembly --------------------------------------------------------------------------
+    def _has_clock(self) -> bool:
+        return self.clock.from_events is not None or self.clock.from_uptime is not None
+
+    def _screen(self, tree: Tree | None) -> Screen:
+        m = _ROTATION.search(tree.xml[:500]) if tree is not None else None
+        rotation = int(m.group(1)) if m else 0
+        w, h = self.natural if rotation % 2 == 0 else self.natural[::-1]
+        elements = parse_ui_tree(tree.xml) if tree is not None else []
+        return Screen(w, h, self.dpi, rotation, self.nav_mode, elements)
+
+    def _assemble(self, end: float) -> tuple[list[Step], list[dict]]:
+        with self._lock:
+            items = sorted(self.items, key=lambda i: i.start if isinstance(i, Gesture) else i.down)
+            frames, trees = list(self.frames), sorted(self.trees, key=lambda t: t.t0)
+        times = [(i.start, i.end) if isinstance(i, Gesture) else (i.down, i.t) for i in items]
+        bounds = [-math.inf] + [up for _, up in times]  # before the first action the screen was at rest
+        quiet = [(bounds[k] + self.settle, (times[k][0] if k < len(times) else end)) for k in range(len(bounds))]
+        quiet = [(a, b, quiet_sha(frames, self.clock, a, b, self.grab_window)) for a, b in quiet]
+        entries = []
+        for k, item in enumerate(items):
+            down, up = times[k]
+            if isinstance(item, KeyPress) and item.key not in KEYS.values():
+                continue  # power and volume keys act on no app screen
+            entries.append(self._entry(item, down, up, bounds[k], frames, trees, quiet))
+        entries = _merge_double_taps(entries, self.dpi)
+        entries = self._typing(entries, trees, frames, quiet)
+        steps, metas = [], []
+        for e in entries:
+            obs = Observation(screenshot=self.pngs[e["frame"].sha], ui_tree=e["tree"].xml if e["tree"] else None,
+                              package=e["tree"].package if e["tree"] else None,
+                              activity=e["tree"].activity if e["tree"] else None)
+            steps.append(Step(observation=obs, action=e["action"]))
+            metas.append(e["meta"])
+        return steps, metas
+
+    def _entry(self, item, down: float, up: float, prev_up: float, frames, trees, quiet,
+               action: Action | None = None) -> dict:
+        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle)
+        frame_t = self.clock.to_device(p.frame.t0) if p.frame else down
+        tree, same, lag = pair_tree(trees, quiet, self.clock, p.frame.sha if p.frame else None, frame_t)
+        flags: list[str] = []
+        if action is not None:
             pass
+        elif isinstance(item, KeyPress):
+            action = Action("key", key=item.key)
+        else:
+            action, flags = classify(item, self.axes, self._screen(tree))
+        if p.frame is None:
+            p = pair_frame(frames, self.clock, -math.inf, math.inf, 0, 0)  # no frame before it: the first one
+            flags.append("no_frame_before")
+        meta = {"pairing": "certain" if p.certain else "uncertain", "frame_lag_ms": p.frame_lag_ms,
+                "tree": "same_screen" if same else "uncertain", "tree_lag_ms": lag, "flags": flags,
+                "t_down": round(down, 3)}
+        return {"down": down, "up": up, "action": action, "frame": p.frame, "tree": tree, "meta": meta}
 
-    def _loop(self) -> None:
-        pending: list[tuple[Observation, Action, bool]] = []  # gestures since the last accepted observation
-        pair = self._last
-        try:
-            while not self._stop.is_set():
-                while True:
-                    try:
-                        _, line = self._events.get_nowait()
-                    except queue.Empty:
-                        break
-                    was_touching = self.tracker.touching
-                    for item in self.tracker.feed(line):
-                        pending.append(self._to_action(item, pair))
-                    if not was_touching and self.tracker.touching:
-                        pair = self._last  # the observation shown when this touch began
-                if self.tracker.touching:
-                    time.sleep(0.01)
+    def _typing(self, entries: list[dict], trees: list[Tree], frames, quiet) -> list[dict]:
+        """Insert input_text steps for field text changes between dumps; drop the keyboard taps they explain.
+
+        A field's new text was typed after the last gesture aimed at that field (or the first
+        keyboard tap) inside the window between the two dumps, and before the next gesture.
+        """
+        for a, b in zip(trees, trees[1:]):
+            for field in _text_changes(a, b):
+                lo, hi = self.clock.to_device(a.t0), self.clock.to_device(b.t1)
+                inside = [e for e in entries if e["up"] >= lo and e["down"] <= hi]  # effects land at the lift
+                keys = [e for e in inside if _is_key_tap(e, a, self.natural[1])]
+                onfield = [e for e in inside if e not in keys and _targets(e, field)]
+                t = keys[0]["down"] if keys else max([lo] + [e["up"] for e in onfield])
+                entries = [e for e in entries if e not in keys]
+                prev = [e for e in entries if e["down"] < t]
+                last = prev[-1] if prev else None
+                action = Action("input_text", text=field.text, clear=True, element=field.as_target())
+                if last is not None and last["action"].type == "input_text" and \
+                        last["action"].element.resource_id == (field.resource_id or None):
+                    last["action"] = action  # still typing into the same field: one step for the whole text
                     continue
-                started = time.monotonic()
-                obs = self._observe_quiet()
-                if self._last_arrival >= started or not self._events.empty() or self.tracker.touching:
-                    continue  # the screen moved under us: do not pair anything with this one
-                self._commit(pending, obs)
-                pending = []
-                self._last = pair = obs
-                with self._accepted:
-                    self._accepted_starts.append(started)
-                    self._accepted.notify_all()
-                time.sleep(0.02)
-        except Exception as exc:  # noqa: BLE001 - a thread boundary: stop() re-raises it, nothing is written
-            self.error = exc
-            with self._accepted:
-                self._accepted.notify_all()
+                prev_up = last["up"] if last else -math.inf
+                entry = self._entry(None, t, t, prev_up, frames, trees, quiet, action=action)
+                entry["tree"] = a
+                if not keys and entry["meta"]["pairing"] == "uncertain":
+                    nxt = next((e["down"] for e in entries if e["down"] > t), math.inf)
+                    self._pair_by_change(entry, frames, prev_up, lo, min(nxt, self.clock.to_device(b.t0)
+                                                                         + self.dump_window))
+                entries.insert(len(prev), entry)
+        return entries
 
-    # --- steps --------------------------------------------------------------------------------
-    def _to_action(self, item: Gesture | KeyPress, pair: Observation) -> tuple[Observation, Action, bool]:
-        if isinstance(item, KeyPress):
-            return pair, Action("key", key=item.key), False
-        els = parse_ui_tree(pair.ui_tree or "<hierarchy/>")
-        action = classify(item, self.axes, els, self.width, self.height, self.dpi, getattr(self.phone, "rotation", 0))
-        typing = action.type == "tap" and action.y >= KEYBOARD_ZONE * self.height and _focused(els) is not None
-        return pair, action, typing
+    def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, before: float,
+                        until: float) -> None:
+        """Typing with no touches (an IME): the screen is the last frame before the first visible change.
 
-    def _commit(self, pending: list[tuple[Observation, Action, bool]], obs: Observation) -> None:
-        before, after = _focused(parse_ui_tree(self._last.ui_tree or "<hierarchy/>")), _focused(
-            parse_ui_tree(obs.ui_tree or "<hierarchy/>"))
-        typed = (before is not None and after is not None and all(t for _, _, t in pending) and
-                 before.resource_id == after.resource_id and before.text != after.text)
-        if typed:
-            obs, previous = self._last, self.steps[-1] if self.steps else None
-            if previous is not None and previous.action.type == "input_text" and previous.action.element is not None \
-                    and previous.action.element.resource_id == (after.resource_id or None):
-                obs = self.steps.pop().observation  # still typing into the same field: one step for the whole text
-            self.steps.append(Step(observation=obs, action=Action("input_text", text=after.text, clear=True,
-                                                                   element=after.as_target())))
-            return
-        self.steps.extend(Step(observation=o, action=a) for o, a, _ in pending)
+        A frame grabbed before ``before`` (the dump that still showed the old text) shows the
+        screen before typing; only taps on the field, keyboard taps and enter happened until
+        ``until``, so later frames with the same pixels show it too, up to the first change.
+        """
+        run = sorted((f for f in frames if self.clock.to_device(f.t0) >= prev_up + self.settle
+                      and self.clock.to_device(f.t0) + self.grab_window <= until), key=lambda f: f.t0)
+        anchor = next((i for i, f in enumerate(run) if self.clock.to_device(f.t0) + self.grab_window <= before),
+                      None)
+        if anchor is None:
+            return  # no frame surely before the typing: the step stays uncertain
+        last = anchor
+        while last + 1 < len(run) and run[last + 1].sha == run[anchor].sha:
+            last += 1
+        entry["frame"] = run[last]
+        entry["meta"].update(pairing="certain", pairing_rule="last frame before the first change")
 
-    def _observe_quiet(self) -> Observation:
-        return self.phone.observe()
+    def _final_observation(self) -> Observation:
+        frame, tree = self.frames[-1], self.trees[-1]
+        return Observation(screenshot=self.pngs[frame.sha], ui_tree=tree.xml, package=tree.package,
+                           activity=tree.activity)
+
+
+def _merge_double_taps(entries: list[dict], dpi: int) -> list[dict]:
+    from collectors.classify import DOUBLE_TAP_MS, DOUBLE_TAP_SLOP_DP
+
+    out: list[dict] = []
+    slop = DOUBLE_TAP_SLOP_DP * dpi / 160
+    for e in entries:
+        p = out[-1] if out else None
+        a = e["action"]
+        if p is not None and a.type == "tap" and p["action"].type == "tap" and p["frame"].sha == e["frame"].sha and \
+                (e["down"] - p["up"]) * 1000 <= DOUBLE_TAP_MS and abs(a.x - p["action"].x) <= slop and \
+                abs(a.y - p["action"].y) <= slop:
+            q = p["action"]
+            p["action"] = Action("double_tap", x=q.x, y=q.y, element=q.element)
+            p["up"] = e["up"]
+            continue
+        out.append(e)
+    return out
 
 
 def _focused(elements: list[UIElement]) -> UIElement | None:
     return next((e for e in elements if e.focused and "Edit" in e.class_name), None)
+
+
+def _text_changes(a: Tree, b: Tree) -> list[UIElement]:
+    """Edit fields of ``b`` whose text differs from the same field (by resource id) in ``a``."""
+    if a.xml == b.xml:
+        return []
+    before = {e.resource_id: e.text for e in parse_ui_tree(a.xml) if "Edit" in e.class_name and e.resource_id}
+    return [e for e in parse_ui_tree(b.xml) if "Edit" in e.class_name and e.resource_id in before
+            and before[e.resource_id] != e.text]
+
+
+def _is_key_tap(entry: dict, tree: Tree, height: int) -> bool:
+    """A tap on the soft keyboard: the IME is its own window, absent from the dump, and the app's window
+    shrinks above it; so a tap below every element of the app (and above the nav bar) while a field
+    has focus hit the keyboard."""
+    a = entry["action"]
+    if a.type != "tap":
+        return False
+    els = parse_ui_tree(tree.xml)
+    board = next((e for e in els if "Keyboard" in e.class_name or "inputmethod" in e.package), None)
+    if board is not None:
+        return board.contains(a.x, a.y)
+    if _focused(els) is None:
+        return False
+    app = [e for e in els if e.package and e.package != "com.android.systemui" and e.parent is not None]
+    nav_top = min((e.bounds[1] for e in els if e.package == "com.android.systemui" and e.bounds[1] > height // 2),
+                  default=height)
+    bottom = max((e.bounds[3] for e in app), default=int(KEYBOARD_ZONE * height))
+    return bottom <= a.y < nav_top
+
+
+def _targets(entry: dict, field: UIElement) -> bool:
+    el = entry["action"].element
+    return el is not None and el.resource_id == (field.resource_id or None)

@@ -19,8 +19,13 @@ PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB
 def run(
     task: Annotated[str, typer.Option("--task", "-t", help="Task selector (e.g. 'app:shop', 'Settings*').")],
     lake: LakeOpt = "./lake",
-    serial: Annotated[list[str] | None, typer.Option("--serial", "-s", help="adb serial; repeat for a farm. "
-                                                     "Without it: an in-process mock phone.")] = None,
+    serial: Annotated[list[str] | None, typer.Option("--serial", "-s", help="adb serial (or HOST:PORT/SERIAL); "
+                                                     "repeat for a farm. Without it and --adb: an in-process mock "
+                                                     "phone.")] = None,
+    adb: Annotated[list[str] | None, typer.Option("--adb", help="adb server HOST:PORT; repeat for phones on "
+                                                  "several hosts (no --serial: every online phone).")] = None,
+    min_battery: Annotated[int, typer.Option("--min-battery", min=0, max=100,
+                                             help="Health check: a phone below this battery % takes no job.")] = 15,
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds 0..N-1 per task.")] = 1,
     policy: Annotated[str, typer.Option(help="'oracle' or module:callable(phone, task) -> Policy.")] = "oracle",
     max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 30,
@@ -29,7 +34,11 @@ def run(
 ) -> None:
     """Run a policy on tasks and write the episodes (verified where a verifier exists) to the lake.
 
-    Example: phoneloop collect run --task 'app:settings' --seeds 3 --serial emulator-5554 --serial emulator-5556
+    On adb phones, jobs come from one queue: an idle, healthy phone takes the next one; an
+    episode cut by a phone going offline is kept (failure_reason device_offline, not counted
+    against the policy) and retried on another phone.
+
+    Example: phoneloop collect run --task 'app:settings' --seeds 3 --adb 127.0.0.1:5037 --adb 10.0.0.7:5037
     """
     from collectors.errors import CollectorError
     from collectors.farm import collect_on_devices, load_policy_factory
@@ -40,9 +49,10 @@ def run(
 
     try:
         names = [cls.name() for cls in registry.select(task)]
-        if serial:
-            report = collect_on_devices(lake, list(serial), names, seeds=range(seeds), port=port, policy=policy,
-                                        max_steps=max_steps)
+        if serial or adb:
+            report = collect_on_devices(lake, list(serial or []), names, seeds=range(seeds), port=port,
+                                        adb=list(adb) if adb else None, policy=policy, max_steps=max_steps,
+                                        min_battery=min_battery)
         else:
             from mockphone import MockPhone
 
@@ -119,8 +129,11 @@ def record(
 ) -> None:
     """Record a human demonstration: touches (getevent), keys and typing, paired with screens.
 
-    Press Enter when done, then mark success or failure; the episode (source human,
-    verified by human) is written to the lake. Nothing is written if recording fails.
+    Screens are captured continuously and each action is paired with the last frame
+    shown before its touch-down; steps whose screen is not certain are flagged
+    (steps_meta pairing=uncertain). Press Enter when done, then mark success or failure;
+    the episode (source human, verified by human) is written to the lake. If the phone is
+    lost mid-recording, the steps so far are written as a partial, flagged episode.
 
     Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi"
     """
@@ -142,5 +155,9 @@ def record(
         report = write(lake, [episode])
     except (CollectorError, LakeError) as exc:
         fail(str(exc))
-    err_console.print(f"{len(episode.steps)} step(s), outcome {episode.outcome}: {report.written} written, "
-                      f"{report.quarantined} quarantined {report.errors or ''}")
+    if episode.meta.get("partial"):
+        err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "
+                          f"partial episode[/yellow]")
+    uncertain = sum(m.get("pairing") == "uncertain" for m in episode.meta["steps_meta"])
+    err_console.print(f"{len(episode.steps)} step(s) ({uncertain} flagged uncertain), outcome {episode.outcome}: "
+                      f"{report.written} written, {report.quarantined} quarantined {report.errors or ''}")

@@ -18,11 +18,18 @@ PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB
 def serve(
     port: Annotated[int, typer.Option("--port", "-P", help="Loopback port to listen on (0: a free one).")] = 5037,
     phones: Annotated[int, typer.Option("--phones", "-n", min=1, max=64, help="How many mock phones.")] = 1,
+    capture_latency: Annotated[float, typer.Option(min=0, help="Seconds a screencap takes (real phones: ~0.5-1.5).")]
+    = 0.0,
+    dump_latency: Annotated[float, typer.Option(min=0, help="Seconds a uiautomator dump takes.")] = 0.0,
+    nav_mode: Annotated[str, typer.Option(help="3button, gestural or keys: what navigation emits.")] = "3button",
+    touch_protocol: Annotated[str, typer.Option(help="B, A or single: how the touch panel reports.")] = "B",
 ) -> None:
     """Serve N mock phones over the adb host protocol on 127.0.0.1 until interrupted.
 
     Any adb client works against it: adb -P PORT devices / shell / pull / push / exec-out,
     adbutils, and agent harnesses built on them. Mock phone i is seeded i.
+
+    Realism for testing recorders and harnesses: --capture-latency 1.2 --nav-mode gestural.
 
     Example: phoneloop device serve --port 5555 --phones 4 &  adb -P 5555 shell input tap 540 1000
     """
@@ -30,8 +37,13 @@ def serve(
 
     try:
         server = VirtualAdbServer(phones=phones, port=port)
+        for d in server.devices:
+            d.configure(capture_latency=capture_latency, dump_latency=dump_latency, nav_mode=nav_mode,
+                        touch_protocol=touch_protocol)
     except OSError as exc:
         fail(f"cannot listen on 127.0.0.1:{port}: {exc}")
+    except ValueError as exc:
+        fail(str(exc))
     serials = ", ".join(d.serial for d in server.devices)
     err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} mock phone(s): {serials}")
     try:

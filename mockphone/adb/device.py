@@ -12,6 +12,20 @@ Commands handled here (everything else goes to ``mockphone.shell``)::
     phoneloop reset SEED | phoneloop task start NAME [SEED|JSON] | phoneloop task check
                                               (virtual devices only: harnesses can evaluate on mock tasks)
 
+    cat /proc/uptime                          the device clock (also the clock of getevent's timestamps)
+    wm size | dumpsys display | dumpsys window    natural size, rotation (adbutils window_size()/rotation()),
+                                              focus, the nav bar's frame; settings get secure navigation_mode
+    input keyevent NAME|CODE ...              KEYCODE_* names, bare names and numeric codes
+
+Realism knobs (set as attributes, or ``configure``): ``capture_latency`` / ``dump_latency``
+(seconds a screencap / uiautomator dump takes; the frame or tree is taken at the start,
+``grab_jitter`` after the command arrives), ``rotation`` (0..3: the MockPhone's display
+is the rotated screen; ``wm size`` and the touch panel stay in the natural orientation),
+``nav_mode`` (``3button``: Back/Home/Overview are taps on the nav bar; ``gestural``: edge
+and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
+``touch_protocol`` (``B``, ``A`` or ``single``), ``screen_on``, ``locked``, ``battery``
+(``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times.
+
 ``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
 screencaps or dumps fail the ways real ones do (tests of clients' retries and errors):
 ``screencap_garbage``, ``dump_idle``, ``dump_null_root``, ``dump_garbage``, ``dump_unstable``.
@@ -23,8 +37,10 @@ import base64
 import binascii
 import json
 import queue
+import random
 import shlex
 import threading
+import time
 from collections import Counter
 from typing import Any, Callable
 
@@ -40,6 +56,13 @@ DUMP_ERRORS = {"dump_idle": "ERROR: could not get idle state.", "dump_null_root"
                "ERROR: null root node returned by UiTestAutomationBridge."}
 MUTATING = {"am", "monkey", "svc", "cmd"}
 EDIT_KEYS = {"KEYCODE_DEL": "del", "67": "del", "KEYCODE_MOVE_END": "end", "123": "end"}
+NO_OP_KEYS = {"KEYCODE_MENU": 82, "KEYCODE_POWER": 26, "KEYCODE_VOLUME_UP": 24, "KEYCODE_VOLUME_DOWN": 25,
+              "KEYCODE_VOLUME_MUTE": 164, "KEYCODE_WAKEUP": 224, "KEYCODE_SLEEP": 223, "KEYCODE_TAB": 61,
+              "KEYCODE_SPACE": 62, "KEYCODE_ESCAPE": 111, "KEYCODE_MOVE_HOME": 122, "KEYCODE_SEARCH": 84,
+              "KEYCODE_DPAD_UP": 19, "KEYCODE_DPAD_DOWN": 20, "KEYCODE_DPAD_LEFT": 21, "KEYCODE_DPAD_RIGHT": 22,
+              "KEYCODE_DPAD_CENTER": 23, "KEYCODE_CAMERA": 27, "KEYCODE_NOTIFICATION": 83}
+NAV_MODES = {"3button": "0", "keys": "0", "gestural": "2"}
+NAV_RIDS = {"back": "back", "home": "home", "app_switch": "recent_apps"}
 
 
 class VirtualDevice:
@@ -57,8 +80,35 @@ class VirtualDevice:
         self.adb_keyboard = True  # whether the ADBKeyBoard IME is "installed" (non-ASCII typing)
         self.lock = threading.RLock()
         self._frames = 0  # counts unstable dumps
-        self.touch = getevent.TouchPanel(phone.display.width, phone.display.height)
         self._listeners: list[queue.Queue[str | None]] = []
+        self.capture_latency = self.dump_latency = self.grab_jitter = 0.0
+        self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
+        self.screen_on, self.locked, self.battery = True, False, 100
+        self._delay = 0.0
+        self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
+        self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
+
+    def configure(self, **knobs: Any) -> VirtualDevice:
+        """Set realism knobs (see the module docstring) and rebuild the touch panel for them."""
+        with self.lock:
+            for name, value in knobs.items():
+                if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
+                                "touch_protocol", "screen_on", "locked", "battery"):
+                    raise ValueError(f"unknown virtual device setting {name!r}")
+                setattr(self, name, value)
+            if self.nav_mode not in NAV_MODES:
+                raise ValueError(f"nav_mode must be one of {sorted(NAV_MODES)}, not {self.nav_mode!r}")
+            w, h = self.natural_size()
+            self.touch = getevent.TouchPanel(w, h, self.touch_protocol, clock=self.uptime)
+        return self
+
+    def uptime(self) -> float:
+        """The device clock in seconds (CLOCK_MONOTONIC since boot): getevent's timestamps, /proc/uptime."""
+        return time.monotonic() - self._boot
+
+    def natural_size(self) -> tuple[int, int]:
+        d = self.phone.display
+        return (d.height, d.width) if self.rotation % 2 else (d.width, d.height)
 
     def request(self) -> None:
         """Count one device request against ``offline_after``."""
@@ -70,21 +120,22 @@ class VirtualDevice:
 
     # --- shell ------------------------------------------------------------------------
     def shell(self, line: str) -> Result:
+        if "screencap" in line and self.grab_jitter:
+            time.sleep(random.uniform(0, self.grab_jitter))  # the process starts before it grabs the frame
         with self.lock:
-            return run_line(self, line)
+            self._delay = 0.0
+            result = run_line(self, line)
+            delay = self._delay
+        if delay:
+            time.sleep(delay)  # encoding and transfer: the frame was taken at the start
+        return result
 
     def run_simple(self, argv: list[str]) -> Result:
         name, args = argv[0], argv[1:]
         handler = getattr(self, "_cmd_" + name.replace("-", "_"), None)
         if handler is not None:
             return handler(args)
-        if name == "settings" and args[:1] in (["put"], ["delete"]) or name in MUTATING:
-            act = self.phone.act(Action("shell", command=shlex.join(argv)))
-            code, out = act.exit_code or 0, act.output
-        else:
-            code, out = mockshell.run(self.phone, shlex.join(argv))
-        text = (out + "\n").encode() if out else b""
-        return Result(code, text if code == 0 else b"", b"" if code == 0 else text)
+        return self._mock(argv)
 
     def _fault(self, name: str) -> bool:
         if self.faults[name] > 0:
@@ -95,6 +146,7 @@ class VirtualDevice:
     def _cmd_screencap(self, args: list[str]) -> Result:
         target = next((a for a in args if not a.startswith("-")), None)
         png = b"\x00garbage, not a PNG\n" if self._fault("screencap_garbage") else self.phone.screenshot()
+        self._delay += self.capture_latency
         if target is not None:
             self.files[target] = png
             return Result(0)
@@ -109,10 +161,13 @@ class VirtualDevice:
                 return Result(0, (message + "\n").encode())  # the real tool exits 0 here too
         path = args[1] if len(args) == 2 else "/sdcard/window_dump.xml"
         xml = b"<hierarchy><node bounds='garbage" if self._fault("dump_garbage") else self.phone.ui_tree().encode()
+        self._delay += self.dump_latency
         if self._fault("dump_unstable"):  # a screen still animating: every dump differs
             self._frames += 1
             xml = xml.replace(b"<hierarchy rotation=\"0\">", b"<hierarchy rotation=\"0\"><!-- frame %d -->"
                               % self._frames, 1)
+        if self.rotation:
+            xml = xml.replace(b'<hierarchy rotation="0">', b'<hierarchy rotation="%d">' % self.rotation, 1)
         done = f"UI hierchary dumped to: {path}\n".encode()  # sic: the real tool's spelling
         if path == "/dev/tty":
             return Result(0, xml + done)
@@ -120,8 +175,8 @@ class VirtualDevice:
         return Result(0, done)
 
     def _cmd_input(self, args: list[str]) -> Result:
-        if args[:1] == ["keyevent"] and (len(args) > 2 or len(args) == 2 and args[1] in EDIT_KEYS):
-            return self._keyevents(args[1:])
+        if args[:1] == ["keyevent"]:
+            return self._keyevents([a for a in args[1:] if a not in ("--longpress", "--doubletap")])
         try:
             action = _input_action(args)
         except ValueError as exc:
@@ -132,7 +187,9 @@ class VirtualDevice:
 
     def _keyevents(self, codes: list[str]) -> Result:
         """Several key codes in one ``input keyevent``; DEL deletes the focused field's last character."""
-        for code in codes:
+        if not codes:
+            return Result(1, stderr=b"usage: input keyevent [--longpress|--doubletap] KEYCODE ...\n")
+        for code in map(_keycode, codes):
             if code in mockshell.KEYCODES:
                 self.phone.act(Action("key", key=mockshell.KEYCODES[code]))
             elif code in EDIT_KEYS:
@@ -141,8 +198,8 @@ class VirtualDevice:
                 if EDIT_KEYS[code] == "del" and page is not None and nav.focus is not None:
                     page.fields[nav.focus] = page.field(nav.focus)[:-1]
                     self.phone.invalidate()
-            else:
-                return Result(1, stderr=f"input keyevent: unknown key code {code!r}\n".encode())
+            elif code not in NO_OP_KEYS and code not in {str(v) for v in NO_OP_KEYS.values()}:
+                return Result(1, stderr=f"Error: Unknown keycode {code!r}\n".encode())
         return Result(0)
 
     def _cmd_am(self, args: list[str]) -> Result:
@@ -166,9 +223,14 @@ class VirtualDevice:
             return Result(0, f"Input method {args[1]} selected for user #0\n".encode())
         return Result(1, stderr=b"usage: ime [list -s | set ID | enable ID]\n")
 
+    def props(self) -> dict[str, str]:
+        """System properties; ``adb devices -l`` shows product/model/device from the same ones."""
+        return {**mockshell.PROPS, "ro.serialno": self.serial, "ro.phoneloop.mock": "1", "ro.product.name":
+                "phoneloop_mock", "ro.product.device": "mock", "ro.sf.lcd_density": str(self.phone.display.dpi),
+                "sys.boot_completed": "1", "ro.build.characteristics": "phone"}
+
     def _cmd_getprop(self, args: list[str]) -> Result:
-        props = {**mockshell.PROPS, "ro.serialno": self.serial, "ro.phoneloop.mock": "1",
-                 "ro.sf.lcd_density": str(self.phone.display.dpi)}
+        props = self.props()
         if not args:
             return Result(0, "".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items())).encode())
         return Result(0, (props.get(args[0], "") + "\n").encode())
@@ -179,10 +241,73 @@ class VirtualDevice:
             return Result(0, self.touch.describe(labels="l" in flags).encode())
         return Result(1, stderr=b"getevent: only -p/-lp here; -lt streams through the adb server\n")
 
+    def _cmd_wm(self, args: list[str]) -> Result:
+        if args == ["size"]:
+            w, h = self.natural_size()
+            return Result(0, f"Physical size: {w}x{h}\n".encode())
+        if args == ["density"]:
+            return Result(0, f"Physical density: {self.phone.display.dpi}\n".encode())
+        return Result(1, stderr=b"usage: wm [size|density]\n")
+
+    def _cmd_dumpsys(self, args: list[str]) -> Result:
+        d, (nw, nh) = self.phone.display, self.natural_size()
+        if args[:1] == ["display"]:
+            return Result(0, (
+                f"DISPLAY MANAGER (dumpsys display)\n  mDefaultViewport=DisplayViewport{{type=INTERNAL, valid=true, "
+                f"isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation={self.rotation}, "
+                f"logicalFrame=Rect(0, 0 - {d.width}, {d.height}), physicalFrame=Rect(0, 0 - {d.width}, {d.height}), "
+                f"deviceWidth={d.width}, deviceHeight={d.height}}}\n  DisplayDeviceInfo{{\"Built-in Screen\": "
+                f"uniqueId=\"local:0\", {nw} x {nh}, modeId 1, density {d.dpi}, rotation {self.rotation}}}\n"
+                f"  mCurrentOrientation={self.rotation}\n").encode())
+        if args[:1] == ["window"]:
+            pkg = self.phone.nav.foreground or "com.google.android.apps.nexuslauncher"
+            top = d.height - d.nav_h
+            nav = (f"  Window #1 Window{{1 u0 NavigationBar0}}:\n    mFrame=[0,{top}][{d.width},{d.height}]\n"
+                   if self.nav_mode == "3button" else "")
+            return Result(0, (f"WINDOW MANAGER WINDOWS (dumpsys window windows)\n{nav}"
+                              f"  mCurrentFocus=Window{{0 u0 {pkg}/{pkg}{self.phone.activity()}}}\n"
+                              f"  mFocusedApp=ActivityRecord{{0 u0 {pkg}/{self.phone.activity()} t1}}\n"
+                              f"  mRotation={self.rotation} mDisplayRotation=ROTATION_{90 * self.rotation}\n"
+                              f"  mShowingLockscreen={str(self.locked).lower()} "
+                              f"mDreamingLockscreen={str(self.locked).lower()}\n"
+                              f"  cur={d.width}x{d.height} app={d.width}x{d.height}\n").encode())
+        if args[:1] == ["power"]:
+            awake = "Awake" if self.screen_on else "Asleep"
+            return Result(0, f"POWER MANAGER (dumpsys power)\n  mWakefulness={awake}\n".encode())
+        if args[:1] == ["battery"]:
+            return Result(0, f"Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+                             f"  level: {self.battery}\n  scale: 100\n".encode())
+        code, out = mockshell.run(self.phone, shlex.join(["dumpsys", *args]))
+        return Result(code, (out + "\n").encode() if code == 0 else b"", b"" if code == 0 else (out + "\n").encode())
+
+    def _cmd_settings(self, args: list[str]) -> Result:
+        if args == ["get", "secure", "navigation_mode"]:
+            return Result(0, (NAV_MODES[self.nav_mode] + "\n").encode())
+        if args == ["get", "system", "user_rotation"]:
+            return Result(0, f"{self.rotation}\n".encode())
+        return self._mock(["settings", *args])
+
+    def _mock(self, argv: list[str]) -> Result:
+        """The rest of the shell, on the MockPhone (state-changing commands as recorded shell actions)."""
+        if argv[0] == "settings" and argv[1:2] in (["put"], ["delete"]) or argv[0] in MUTATING:
+            act = self.phone.act(Action("shell", command=shlex.join(argv)))
+            code, out = act.exit_code or 0, act.output
+        else:
+            code, out = mockshell.run(self.phone, shlex.join(argv))
+        text = (out + "\n").encode() if out else b""
+        return Result(code, text if code == 0 else b"", b"" if code == 0 else text)
+
+    def _cmd_echo(self, args: list[str]) -> Result:
+        newline = "-n" not in args[:1]
+        return Result(0, (" ".join(args[0 if newline else 1:]) + ("\n" if newline else "")).encode())
+
     def _cmd_cat(self, args: list[str]) -> Result:
         out, err, code = bytearray(), bytearray(), 0
         for path in args:
-            if path in self.files:
+            if path == "/proc/uptime":
+                up = self.uptime()
+                out += f"{up:.2f} {up * 1.7:.2f}\n".encode()
+            elif path in self.files:
                 out += self.files[path]
             else:
                 err += f"cat: {path}: No such file or directory\n".encode()
@@ -262,12 +387,14 @@ class VirtualDevice:
                     q.put(line)
 
     def perform(self, action: Action, after_each: Callable[[], Any] | None = None) -> list[Action]:
-        """Do ``action`` the way a finger would: emit its raw getevent lines, then apply it.
+        """Do ``action`` the way a finger would, in real time: emit its raw getevent lines, then apply it.
 
         Returns the human-level actions performed (``open_app`` becomes home + a tap on the
         launcher icon; ``input_text`` with a point becomes a tap, then typing, which emits no
-        touch events, as with an IME). ``after_each`` runs after each of them, outside the
-        device lock (a scripted operator waiting for a recorder to see the screen).
+        touch events, as with an IME). Navigation keys become what the phone's ``nav_mode``
+        makes a person do: a nav-bar tap, an edge or bottom swipe, or a touch-key press. The
+        gesture takes its real duration (the screen changes when the finger lifts).
+        ``after_each`` runs after each of them, outside the device lock.
         """
         done: list[Action] = []
         steps = getevent.humanize(self.phone, action)  # lazy: each step reads the screen the last one left
@@ -276,18 +403,59 @@ class VirtualDevice:
                 step = next(steps, None)
                 if step is None:
                     break
-                self.emit(self.touch.lines(step, self.phone))
+                for i, gesture in enumerate(self._gestures(step)):
+                    if i:
+                        time.sleep(0.12)  # the second tap of a double tap
+                    lines, us = gesture()
+                    self.lock.release()
+                    try:
+                        time.sleep(us / 1e6)  # the finger is down; the screen has not changed yet
+                    finally:
+                        self.lock.acquire()
+                    self.emit(lines)
                 self.phone.act(step)
+                self.phone.screenshot()  # composite the new frame now, as a display does, so a screencap
+                # waiting for the lock grabs it at once instead of rendering while the clock runs
             done.append(step)
             if after_each is not None:
                 after_each()
         return done
+
+    def _gestures(self, a: Action) -> list[Callable[[], tuple[list[str], int]]]:
+        """The touch gestures (or key presses) that perform ``a`` on this phone, as line makers."""
+        def plain(act: Action) -> Callable[[], tuple[list[str], int]]:
+            return lambda: self.touch.gesture(act, self.phone, self.rotation)
+
+        if a.type == "double_tap":
+            return [plain(Action("tap", x=a.x, y=a.y))] * 2
+        if a.type != "key" or a.key == "enter" or self.nav_mode == "keys":
+            return [plain(a)]
+        w, h = self.phone.display.width, self.phone.display.height
+        if self.nav_mode == "3button":
+            from datalake.uitree import parse_ui_tree
+
+            rid = NAV_RIDS[a.key]
+            button = next(e for e in parse_ui_tree(self.phone.ui_tree()) if e.resource_id.endswith("/" + rid))
+            return [plain(Action("tap", x=button.center[0], y=button.center[1]))]
+        if a.key == "back":
+            return [plain(Action("swipe", x=3, y=h // 2, x2=int(w * 0.35), y2=h // 2, duration_ms=180))]
+        hold = 450 if a.key == "app_switch" else 0  # swipe up and hold: recents
+        path = getevent.line_path(w // 2, h - 4, w // 2, int(h * 0.6), 260, hold)
+        return [lambda: self.touch.touch([path], 260 + hold, self.rotation)]
 
     def close(self) -> None:
         with self.lock:
             for q in self._listeners:
                 q.put(None)
             self._listeners.clear()
+
+
+def _keycode(code: str) -> str:
+    """``BACK``, ``back``, ``KEYCODE_BACK`` and ``4`` name the same key: the canonical name or the code."""
+    if code.isdigit():
+        return code
+    name = code.upper()
+    return name if name.startswith("KEYCODE_") else "KEYCODE_" + name
 
 
 def _input_action(args: list[str]) -> Action:

@@ -7,15 +7,20 @@ Host services: ``host:version`` (41, what the stock client expects, so it never 
 the server), ``host:devices``/``devices-l``, ``host:track-devices[-l]``, ``host:features``, ``host:kill`` (acknowledged;
 the server keeps running), ``host:transport*``/``host:tport:*`` (switch the connection to a
 device), ``host-serial:S:``/``host-transport-id:N:``/``host:`` + ``get-state``,
-``get-serialno``, ``get-devpath``, ``features``. Device services: ``shell:``,
+``get-serialno``, ``get-devpath``, ``features``, ``wait-for-<transport>-<state>`` (answers
+when the device reaches the state), ``forward:``/``forward:norebind:``, ``killforward:``,
+``list-forward`` and ``killforward-all`` (the forwards are listed, not carried: virtual
+devices listen on no sockets). Device services: ``shell:``,
 ``shell,v2[,opts]:`` (framed stdout/stderr/exit), ``exec:``, ``sync:`` (STAT, LIST, RECV,
-SEND, QUIT). ``getevent`` without ``-p`` streams raw events until the client hangs up.
+SEND, QUIT), ``reverse:forward|killforward|killforward-all|list-forward``. ``getevent``
+without ``-p`` streams raw events until the client hangs up.
 Requests to an offline or unauthorized device fail with adb's own messages.
 """
 
 from __future__ import annotations
 
 import queue
+import re
 import select
 import socket
 import socketserver
@@ -30,7 +35,7 @@ from mockphone.phone import MockPhone
 
 ADB_VERSION = 41
 FEATURES = "shell_v2,cmd,fixed_push_mkdir"
-HOST_QUERIES = ("get-state", "get-serialno", "get-devpath", "features")
+HOST_QUERIES = ("get-state", "get-serialno", "get-devpath", "features", "list-forward")
 SYNC_CHUNK = 64 * 1024
 UNAUTHORIZED = ("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
                 "Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.")
@@ -90,6 +95,8 @@ class VirtualAdbServer:
         self.host, self.port = self._server.server_address[:2]
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self.forwards: list[tuple[str, str, str]] = []  # (serial, local, remote)
+        self.reverses: dict[str, list[tuple[str, str]]] = {}  # serial -> [(remote on device, local on host)]
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> VirtualAdbServer:
@@ -146,8 +153,10 @@ class VirtualAdbServer:
     def _listing(self, long: bool) -> str:
         rows = []
         for d in self.devices:
-            tags = (f" product:phoneloop_mock model:{d.phone.display.width}x{d.phone.display.height}_mock "
-                    f"device:mock transport_id:{d.transport_id}") if long else ""
+            props = d.props()
+            model = re.sub(r"[^A-Za-z0-9._-]", "_", props["ro.product.model"])  # as adbd reports it
+            tags = (f" product:{props['ro.product.name']} model:{model} device:{props['ro.product.device']} "
+                    f"transport_id:{d.transport_id}") if long else ""
             rows.append(f"{d.serial}\t{d.state}{tags}\n")
         return "".join(rows)
 
@@ -189,6 +198,10 @@ class VirtualAdbServer:
         elif service in ("host:track-devices", "host:track-devices-l"):
             conn.okay()
             self._track(conn, service.endswith("-l"))
+        elif service.startswith("host:wait-for-") or service == "host:killforward-all":
+            self._host_query(conn, service)
+        elif service == "host:list-forward":
+            conn.okay(conn.block("".join(f"{s} {lo} {re_}\n" for s, lo, re_ in self.forwards)))
         elif service == "host:kill":
             conn.okay()  # acknowledged; the virtual server is stopped by its owner, not by clients
         elif service.startswith(("host:transport", "host:tport:")):
@@ -221,23 +234,76 @@ class VirtualAdbServer:
                 return
 
     def _host_query(self, conn: _Conn, service: str) -> None:
-        query = next((q for q in HOST_QUERIES if service.endswith(":" + q)), None)
+        """``host[-serial:S|-transport-id:N]:QUERY`` for get-state & co, wait-for-*, forward, killforward."""
+        prefix, query = _split_query(service)
         if query is None:
             conn.fail(f"unsupported host service {service!r} (virtual adb server)")
             return
-        prefix = service[: -len(query) - 1]
         if prefix.startswith("host-serial:"):
             selector = "serial:" + prefix[len("host-serial:"):]
         elif prefix.startswith("host-transport-id:"):
             selector = "transport-id:" + prefix[len("host-transport-id:"):]
         else:
             selector = "any"
-        device = self._pick(conn, selector, require_online=query != "get-state")
+        if query.startswith("wait-for-"):
+            self._wait_for(conn, selector, query)
+            return
+        if query == "killforward-all" and prefix == "host":
+            self.forwards.clear()
+            conn.okay()
+            return
+        device = self._pick(conn, selector, require_online=query not in ("get-state", "list-forward"))
         if device is None:
             return
+        if query.startswith(("forward:", "killforward")):
+            self._forward(conn, device, query)
+            return
         answer = {"get-state": device.state, "get-serialno": device.serial, "get-devpath": "virtual:" + device.serial,
-                  "features": FEATURES}[query]
+                  "features": FEATURES, "list-forward": "".join(
+                      f"{s} {lo} {r}\n" for s, lo, r in self.forwards if s == device.serial)}[query]
         conn.okay(conn.block(answer))
+
+    def _wait_for(self, conn: _Conn, selector: str, query: str) -> None:
+        """``wait-for-TRANSPORT-STATE``: OKAY now, OKAY again once a matching device is in STATE."""
+        state = query.rsplit("-", 1)[-1]
+        state = "device" if state in ("device", "any") else state
+        conn.okay()
+        while not self._stopping.is_set():
+            if selector.startswith("serial:"):
+                found = [d for d in self.devices if d.serial == selector[7:]]
+            elif selector.startswith("transport-id:"):
+                found = [d for d in self.devices if str(d.transport_id) == selector.split(":", 1)[1]]
+            else:
+                found = list(self.devices)
+            if any(d.state == state for d in found) or (state == "disconnect" and not found):
+                conn.okay()
+                return
+            readable, _, _ = select.select([conn.sock], [], [], 0.05)
+            if readable and not conn.sock.recv(4096):
+                return
+
+    def _forward(self, conn: _Conn, device: VirtualDevice, query: str) -> None:
+        if query.startswith("killforward:"):
+            local = query[len("killforward:"):]
+            before = len(self.forwards)
+            self.forwards = [f for f in self.forwards if not (f[0] == device.serial and f[1] == local)]
+            if len(self.forwards) == before:
+                conn.fail(f"listener '{local}' not found")
+                return
+            conn.okay()
+            return
+        spec = query[len("forward:"):]
+        norebind = spec.startswith("norebind:")
+        local, _, remote = spec.removeprefix("norebind:").partition(";")
+        if not local or not remote:
+            conn.fail(f"malformed forward spec '{spec}'")
+            return
+        if norebind and any(f[1] == local for f in self.forwards):
+            conn.fail(f"cannot rebind existing socket '{local}'")
+            return
+        self.forwards = [f for f in self.forwards if f[1] != local] + [(device.serial, local, remote)]
+        conn.okay()
+        conn.okay()  # adb answers twice: the host accepted, then the listener is bound
 
     # --- device services --------------------------------------------------------------------
     def _device_service(self, conn: _Conn, device: VirtualDevice, service: str) -> None:
@@ -245,11 +311,21 @@ class VirtualAdbServer:
         if device.state != "device":
             conn.fail("device offline")
             return
+        if service.startswith("host:") and service[5:].startswith(("forward:", "killforward:")):
+            self._forward(conn, device, service[5:])  # the stock client asks on the device's transport
+            return
+        if service == "host:killforward-all":
+            self.forwards = [f for f in self.forwards if f[0] != device.serial]
+            conn.okay()
+            conn.okay()  # as for forward: accepted, then done
+            return
         name, _, command = service.partition(":")
         kind, *options = name.split(",")
         if kind == "sync":
             conn.okay()
             self._sync(conn, device)
+        elif kind == "reverse":
+            self._reverse(conn, device, command)
         elif kind in ("shell", "exec"):
             v2 = kind == "shell" and "v2" in options
             if not command.strip():
@@ -268,9 +344,32 @@ class VirtualAdbServer:
                     packets += _packet(2, result.stderr)
                 conn.sock.sendall(packets + _packet(3, bytes([result.code & 0xFF])))
             else:
-                conn.sock.sendall(result.stdout + result.stderr)
+                conn.sock.sendall(result.combined if result.combined is not None else result.stdout + result.stderr)
         else:
             conn.fail(f"unsupported device service {service!r} (virtual adb server)")
+
+    def _reverse(self, conn: _Conn, device: VirtualDevice, command: str) -> None:
+        rules = self.reverses.setdefault(device.serial, [])
+        if command == "list-forward":
+            conn.okay()
+            conn.sock.sendall(conn.block("".join(f"{device.serial} {r} {lo}\n" for r, lo in rules)))
+        elif command == "killforward-all":
+            rules.clear()
+            conn.okay()
+        elif command.startswith("killforward:"):
+            remote = command[len("killforward:"):]
+            if not any(r == remote for r, _ in rules):
+                conn.fail(f"listener '{remote}' not found")
+                return
+            rules[:] = [(r, lo) for r, lo in rules if r != remote]
+            conn.okay()
+        elif command.startswith("forward:"):
+            remote, _, local = command[len("forward:"):].removeprefix("norebind:").partition(";")
+            rules[:] = [(r, lo) for r, lo in rules if r != remote] + [(remote, local)]
+            conn.okay()
+            conn.okay()
+        else:
+            conn.fail(f"unsupported reverse request {command!r}")
 
     def _stream_events(self, conn: _Conn, device: VirtualDevice, v2: bool) -> None:
         q = device.listen()
@@ -279,6 +378,8 @@ class VirtualAdbServer:
                 readable, _, _ = select.select([conn.sock], [], [], 0)
                 if readable and not conn.sock.recv(4096):
                     return  # client hung up
+                if device.state != "device":
+                    return  # the phone went away: the stream ends, as adb's does
                 try:
                     line = q.get(timeout=0.05)
                 except queue.Empty:
@@ -349,6 +450,16 @@ def _stat(device: VirtualDevice, path: str) -> tuple[int, int]:
             f.startswith(prefix) for f in device.files):
         return 0o040771, 4096
     return 0, 0
+
+
+def _split_query(service: str) -> tuple[str, str | None]:
+    """``host-serial:S:get-state`` -> (``host-serial:S``, ``get-state``); the serial may contain colons."""
+    for marker in (":wait-for-", ":forward:", ":killforward:", ":killforward-all"):
+        i = service.find(marker)
+        if i >= 0:
+            return service[:i], service[i + 1:]
+    query = next((q for q in HOST_QUERIES if service.endswith(":" + q)), None)
+    return (service[: -len(query) - 1], query) if query else (service, None)
 
 
 def _lp(data: str | bytes) -> bytes:

@@ -1,7 +1,11 @@
-"""A small ``/system/bin/sh`` for virtual devices: command lists, redirections, ``| grep``.
+"""A small ``/system/bin/sh`` for virtual devices: command lists, ``$?``/``$VAR``, redirections, ``| grep``.
 
 Enough for what adb clients send: ``rm -f F; uiautomator dump F && echo success``,
-``screencap -p > F``, ``dumpsys window | grep mCurrentFocus``, ``cmd 2>/dev/null``.
+``screencap -p > F``, ``dumpsys window | grep mCurrentFocus``, ``cmd 2>/dev/null``,
+``CMD; echo X4EXIT:$?`` (adbutils' ``shell2`` without shell v2), ``A=1; echo "$A" ${HOME}``.
+As in ``sh``: ``;``, ``&&`` and ``||`` chain left to right, ``$?`` is the last exit status
+when its command runs, variables expand inside double quotes but not single ones, and each
+command line is a fresh shell (assignments last until its end).
 Each simple command runs through :meth:`VirtualDevice.run_simple` (device commands such
 as ``screencap`` and ``getevent``, then ``mockphone.shell`` for the rest).
 """
@@ -17,6 +21,10 @@ if TYPE_CHECKING:
     from mockphone.adb.device import VirtualDevice
 
 OPERATORS = (";", "&&", "||", "|")
+ENV = {"HOME": "/", "USER": "shell", "PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
+       "EXTERNAL_STORAGE": "/sdcard", "ANDROID_DATA": "/data", "TMPDIR": "/data/local/tmp", "SHELL": "/bin/sh"}
+_VAR = re.compile(r"\$(\?|\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass
@@ -24,6 +32,7 @@ class Result:
     code: int
     stdout: bytes = b""
     stderr: bytes = b""
+    combined: bytes | None = None  # stdout and stderr in the order written (what a shell v1 client sees)
 
 
 def tokenize(line: str) -> list[str]:
@@ -33,25 +42,88 @@ def tokenize(line: str) -> list[str]:
     return list(lexer)
 
 
+def split_chain(line: str) -> list[tuple[str, str]]:
+    """``a; b && c || d`` -> [(a, ";"), (b, "&&"), (c, "||"), (d, ";")], respecting quotes and backslashes."""
+    parts: list[tuple[str, str]] = []
+    buf, quote, i = [], "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote == '"' and i + 1 < len(line):
+                buf.append(line[i:i + 2])
+                i += 2
+                continue
+            quote = "" if ch == quote else quote
+        elif ch == "\\" and i + 1 < len(line):
+            buf.append(line[i:i + 2])
+            i += 2
+            continue
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith(("&&", "||"), i) or ch == ";":
+            op = line[i:i + 2] if ch != ";" else ";"
+            parts.append(("".join(buf), op))
+            buf, i = [], i + len(op)
+            continue
+        buf.append(ch)
+        i += 1
+    if quote:
+        raise ValueError("No closing quotation")
+    parts.append(("".join(buf), ";"))
+    return [(text, op) for text, op in parts if text.strip() or op != ";"]
+
+
+def expand(text: str, env: dict[str, str], status: int) -> str:
+    """``$?``, ``$NAME`` and ``${NAME}`` replaced outside single quotes (the value quoted so it stays one word)."""
+    out, quote, start = [], "", 0
+    for i, ch in enumerate(text):
+        if ch in "'\"" and (i == 0 or text[i - 1] != "\\"):
+            if quote == ch:
+                out.append(_expand_part(text[start:i + 1], env, status, quote))
+                quote, start = "", i + 1
+            elif not quote:
+                out.append(_expand_part(text[start:i], env, status, ""))
+                quote, start = ch, i
+    out.append(_expand_part(text[start:], env, status, quote))
+    return "".join(out)
+
+
+def _expand_part(part: str, env: dict[str, str], status: int, quote: str) -> str:
+    if quote == "'":
+        return part
+
+    def value(m: re.Match) -> str:
+        name = m.group(1).strip("{}")
+        v = str(status) if name == "?" else env.get(name, "")
+        return v.replace("\\", "\\\\").replace('"', '\\"') if quote else (shlex.quote(v) if v else "")
+    return _VAR.sub(value, part)
+
+
 def run(device: VirtualDevice, line: str) -> Result:
-    """Run one shell command line on ``device``: ``a ; b``, ``a && b``, ``a || b``, ``a | grep x``."""
+    """Run one shell command line on ``device``: ``a ; b``, ``a && b``, ``a || b``, ``a | grep x``, ``$?``."""
     try:
-        tokens = tokenize(line)
+        segments = split_chain(line)
     except ValueError as exc:
         return Result(2, stderr=f"/system/bin/sh: syntax error: {exc}\n".encode())
-    out, err = bytearray(), bytearray()
+    env = dict(ENV)
+    out, err, both = bytearray(), bytearray(), bytearray()
     last = Result(0)
     op = ";"
-    while tokens:
-        n = next((i for i, t in enumerate(tokens) if t in (";", "&&", "||")), len(tokens))
-        part, sep = tokens[:n], (tokens[n] if n < len(tokens) else ";")
-        tokens = tokens[n + 1:]
+    for text, sep in segments:
         if op == ";" or (op == "&&" and last.code == 0) or (op == "||" and last.code != 0):
-            last = _pipeline(device, part)
+            try:
+                tokens = tokenize(expand(text, env, last.code))
+            except ValueError as exc:
+                return Result(2, bytes(out), bytes(err) + f"/system/bin/sh: syntax error: {exc}\n".encode())
+            while tokens and _ASSIGN.match(tokens[0]):
+                name, _, value = tokens.pop(0).partition("=")
+                env[name] = value
+            last = _pipeline(device, tokens) if tokens else Result(0)
             out += last.stdout
             err += last.stderr
+            both += last.stdout + last.stderr
         op = sep
-    return Result(last.code, bytes(out), bytes(err))
+    return Result(last.code, bytes(out), bytes(err), bytes(both))
 
 
 def _pipeline(device: VirtualDevice, tokens: list[str]) -> Result:

@@ -127,7 +127,8 @@ def test_getevent_lt_streams_replayed_gestures(dev, server):
             threading.Event().wait(0.01)
         vd.perform(Action("tap", x=540, y=1000))
         data = b""
-        while data.count(b"\n") < 10:
+        conn.conn.settimeout(10)
+        while b"BTN_TOUCH            UP" not in data:
             data += conn.conn.recv(4096)
     finally:
         conn.close()

@@ -75,3 +75,18 @@ def test_stock_client_does_not_replace_the_virtual_server(run, server, adb):
 def test_stock_shell_getevent_p_shows_touch_ranges(run):
     r = run("-s", "emulator-5554", "shell", "getevent", "-lp")
     assert r.returncode == 0 and b"ABS_MT_POSITION_Y" in r.stdout and b"max 4095" in r.stdout
+
+
+def test_stock_wait_for_device_and_forward_list(run):
+    assert run("-s", "emulator-5554", "wait-for-device").returncode == 0
+    r = run("-s", "emulator-5554", "forward", "tcp:6101", "tcp:7101")
+    assert r.returncode == 0, r.stderr
+    listed = run("forward", "--list")
+    assert listed.stdout.decode().split() == ["emulator-5554", "tcp:6101", "tcp:7101"]
+    assert run("-s", "emulator-5554", "forward", "--remove-all").returncode == 0
+    assert run("forward", "--list").stdout.strip() == b""
+
+
+def test_stock_shell_expands_variables_and_exit_status(run):
+    r = run("-s", "emulator-5554", "shell", "false; echo code=$?; X=hi; echo \"$X\" '$X'")
+    assert r.stdout == b"code=1\nhi $X\n"

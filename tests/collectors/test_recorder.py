@@ -4,10 +4,9 @@ import time
 
 import pytest
 
-from collectors.gestures import GeteventError, Tracker, classify, touch_axes
+from collectors.adb_phone import AdbPhone
 from collectors.recorder import Recorder
 from datalake.types import Action
-from mockphone.adb.getevent import TouchPanel
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 
@@ -68,52 +67,6 @@ def test_stop_without_anything_recorded_writes_nothing(server, adb_phone):
         rec.stop(success=False)
 
 
-PANEL = TouchPanel(1080, 2400)
-
-
-@pytest.mark.parametrize("action, kind", [
-    (Action("tap", x=100, y=200), "tap"), (Action("long_press", x=500, y=900, duration_ms=900), "long_press"),
-    (Action("swipe", x=100, y=2000, x2=900, y2=300, duration_ms=300), "swipe"),
-])
-def test_gestures_scale_raw_axes_to_pixels(action, kind):
-    axes = touch_axes(PANEL.describe(labels=True))
-    tracker = Tracker(axes)
-    gestures = [g for line in PANEL.lines(action, None) for g in tracker.feed(line)]
-    got = classify(gestures[0], axes, [], 1080, 2400, 420)
-    assert got.type == kind and abs(got.x - action.x) <= 1 and abs(got.y - action.y) <= 1
-    if kind == "long_press":
-        assert got.duration_ms == 900
-
-
-def test_two_finger_gesture_is_one_gesture():
-    axes = touch_axes(PANEL.describe(labels=False))
-    tracker = Tracker(axes)
-    lines = [
-        "[ 1.000000] /dev/input/event2: EV_ABS ABS_MT_SLOT 00000000",
-        "[ 1.000000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID 00000007",
-        "[ 1.000000] /dev/input/event2: EV_ABS ABS_MT_POSITION_X 00000100",
-        "[ 1.000000] /dev/input/event2: EV_ABS ABS_MT_POSITION_Y 00000100",
-        "[ 1.000000] /dev/input/event2: EV_SYN SYN_REPORT 00000000",
-        "[ 1.010000] /dev/input/event2: EV_ABS ABS_MT_SLOT 00000001",
-        "[ 1.010000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID 00000008",
-        "[ 1.010000] /dev/input/event2: EV_ABS ABS_MT_POSITION_X 00000800",
-        "[ 1.010000] /dev/input/event2: EV_ABS ABS_MT_POSITION_Y 00000800",
-        "[ 1.010000] /dev/input/event2: EV_SYN SYN_REPORT 00000000",
-        "[ 1.050000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID ffffffff",
-        "[ 1.050000] /dev/input/event2: EV_SYN SYN_REPORT 00000000",
-        "[ 1.060000] /dev/input/event2: EV_ABS ABS_MT_SLOT 00000000",
-        "[ 1.060000] /dev/input/event2: EV_ABS ABS_MT_TRACKING_ID ffffffff",
-        "[ 1.060000] /dev/input/event2: EV_SYN SYN_REPORT 00000000",
-    ]
-    out = [g for line in lines for g in tracker.feed(line)]
-    assert len(out) == 1 and len(out[0].tracks) == 2 and not tracker.touching
-
-
-def test_getevent_without_touchscreen_is_an_error():
-    with pytest.raises(GeteventError, match="no touchscreen"):
-        touch_axes('add device 1: /dev/input/event0\n  name:     "gpio-keys"\n')
-
-
 def test_typing_on_the_soft_keyboard_becomes_one_input_text(server, adb_phone):
     from mockphone.gestures import _keyboard
     from mockphone.screen import KEY_ROWS
@@ -135,11 +88,87 @@ def test_typing_on_the_soft_keyboard_becomes_one_input_text(server, adb_phone):
     assert episode.outcome == "failure" and episode.verified_by == "human"
 
 
-def test_phone_lost_while_recording_is_an_error_and_no_episode(server, adb_phone):
+def test_phone_lost_before_any_step_is_an_error_and_no_episode(server, adb_phone):
     from collectors.errors import CollectorError
 
     rec = Recorder(adb_phone, "anything").start()
     server.devices[0].state = "offline"
     assert rec.wait_observed_after(time.monotonic(), timeout=5)  # returns once the recorder has failed
-    with pytest.raises(CollectorError, match="recording failed.*offline"):
+    with pytest.raises(CollectorError, match="recording failed.*(offline|ended).*nothing was recorded"):
         rec.stop(success=True)
+
+
+def test_phone_lost_mid_recording_keeps_the_steps_as_a_partial_flagged_episode(server, adb_phone, lake):
+    vd = server.devices[0]
+    rec = Recorder(adb_phone, "open shop").start()
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    vd.state = "offline"
+    assert rec.wait_observed_after(time.monotonic(), timeout=5)
+    episode = rec.stop(success=True)
+    assert [s.action.type for s in episode.steps] == ["tap"]
+    assert episode.meta["partial"] is True and "offline" in episode.meta["failure_reason"] or \
+        "ended" in episode.meta["failure_reason"]
+    assert episode.outcome == "unknown" and episode.verified_by == "none"
+    assert lake.write_episodes([episode]).written == 1
+
+
+@pytest.mark.parametrize("nav_mode", ["3button", "gestural", "keys"])
+def test_navigation_is_recorded_as_keys_in_every_nav_mode(server, adb_phone, nav_mode):
+    vd = server.devices[0]
+    vd.configure(nav_mode=nav_mode)
+    vd.phone.act(Action("open_app", app="shop"))
+    rec = Recorder(adb_phone, "leave the shop").start()
+    for key in ("back", "app_switch", "home"):
+        replay(vd, rec, Action("key", key=key))
+    episode = rec.stop(success=False)
+    assert [(s.action.type, s.action.key) for s in episode.steps] == [("key", "back"), ("key", "app_switch"),
+                                                                      ("key", "home")]
+    assert episode.meta["nav_mode"] == nav_mode.replace("keys", "3button")  # touch keys report mode 0 too
+
+
+def test_landscape_taps_land_where_the_finger_was():
+    from mockphone.adb import VirtualAdbServer
+    from mockphone.layout import Display
+
+    with VirtualAdbServer(phones=[MockPhone(seed=0, display=Display(width=2400, height=1080))]) as server:
+        vd = server.devices[0].configure(rotation=1)
+        rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), "tap in landscape").start()
+        replay(vd, rec, Action("tap", x=600, y=540))
+        episode = rec.stop(success=False)
+    tap = episode.steps[0].action
+    assert tap.type == "tap" and abs(tap.x - 600) <= 1 and abs(tap.y - 540) <= 1
+    assert (episode.device.width, episode.device.height, episode.device.extra["rotation"]) == (2400, 1080, 1)
+
+
+@pytest.mark.parametrize("protocol", ["A", "single"])
+def test_other_panel_protocols_record_the_same_demo(server, adb_phone, protocol):
+    vd = server.devices[0]
+    vd.configure(touch_protocol=protocol)
+    vd.phone.act(Action("open_app", app="contacts"))
+    rec = Recorder(adb_phone, "scroll the contacts").start()
+    replay(vd, rec, Action("scroll", direction="down"))
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["scroll", "tap"]
+    assert episode.meta["touch_protocol"] == protocol
+
+
+def test_double_tap_on_one_screen_is_one_double_tap(server, adb_phone):
+    vd = server.devices[0]
+    vd.phone.act(Action("open_app", app="notes"))
+    rec = Recorder(adb_phone, "double tap").start()
+    replay(vd, rec, Action("double_tap", x=540, y=1400))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["double_tap"]
+
+
+def test_garbage_in_the_getevent_stream_is_reported_in_meta(server, adb_phone):
+    vd = server.devices[0]
+    rec = Recorder(adb_phone, "open shop").start()
+    while vd.listeners() == 0:
+        time.sleep(0.01)
+    vd.emit(["\x00\x01 not an event", "[ 12.5 ] /dev/input/event2: EV_ABS"])
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    episode = rec.stop(success=False)
+    assert [s.action.type for s in episode.steps] == ["tap"]
+    assert episode.meta["getevent_garbage"]["lines"] == 2
