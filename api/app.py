@@ -23,6 +23,7 @@ from annotate import webhook
 from api import sql as user_sql
 from api import viewer
 from api.auth import read_access, require_token, webhook_access
+from api.signing import frame_access
 from api.browse import SHA_RE, Browser
 from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, SqlFailed, SqlRejected, SqlTimeout
 from api.schemas import (
@@ -96,12 +97,14 @@ def get_episode(episode_id: str, browser: BrowserDep) -> dict:
     return browser.episode(episode_id)
 
 
-@reads.get("/frames/{sha}.png", tags=["frames"], response_class=Response,
+@router.get("/frames/{sha}.png", tags=["frames"], response_class=Response, dependencies=[Depends(frame_access)],
            responses={200: {"content": {"image/png": {}}, "description": "the PNG, immutable"},
                       304: {"description": "not modified (If-None-Match)"}, **_problems(400, 401, 404, 503)})
 async def get_frame(sha: Annotated[str, PathParam(pattern=SHA_RE.pattern)], request: Request,
                     browser: BrowserDep) -> Response:
-    """A screenshot by the sha256 of its PNG bytes (64 lowercase hex); cacheable forever, CORS-open."""
+    """A screenshot by the sha256 of its PNG bytes (64 lowercase hex); cacheable forever, CORS-open.
+
+    With reads behind the token, ``?token=`` from a signed frame URL (api/signing.py) also opens it."""
     etag = f'"{sha}"'
     data = browser.cached_frame(sha) or await run_in_threadpool(browser.frame, sha)
     if etag in request.headers.get("if-none-match", ""):
