@@ -1,11 +1,12 @@
 """Label Studio labeling interfaces, generated in code.
 
-- ``step_review()``: fits one 1920x1080 screen. Left, the instruction and the recorded
-  action in words; then the before frame (the recorded action drawn on it as the
-  prediction: tap point, swipe start and end, target box) and the after frame side by
-  side, each about 380 px wide; right, the controls: the action type, key, scroll
-  direction or terminate status, text, whether the recorded step was correct, a
-  reviewer's verdict and a note. Every choice has a keyboard shortcut (``HOTKEYS``).
+- ``step_review()``: fits one 1920x1080 screen. Left, the before frame (the recorded
+  action drawn on it as the prediction: tap point, swipe start and end, target box)
+  and the after frame side by side, each 380 px wide; right, the instruction, the
+  recorded action in words, the point and box labels, then the controls: the action
+  type, key, scroll direction or terminate status, text, whether the recorded step
+  was correct, a reviewer's verdict and a note. Every choice has a keyboard shortcut
+  (``HOTKEYS``).
 - ``episode_review()``: the instruction, every step's screenshot in order with the
   recorded actions in words, and the episode's outcome (success, failure, unknown), a
   reviewer's verdict and a note.
@@ -30,7 +31,7 @@ HOTKEYS = {
     "review": {"accept": "5", "fix": "6", "reject": "7"},
     "outcome": {"success": "s", "failure": "f", "unknown": "u"},
 }
-FRAME_WIDTH_PX = 380  # a 1080x2400 frame at this width is 844 px tall: fits under a 1080p browser's chrome
+FRAME_WIDTH_PX = 380  # a 1080x2400 frame at this width is 844 px tall: fits a 1080p screen below the toolbar
 _PANE = "display:flex;flex-direction:row;gap:12px;align-items:flex-start"
 
 
@@ -38,10 +39,12 @@ def _choices(name: str, to: str, values, *, header: str, show_if: str | None = N
     keys = HOTKEYS.get(name, {})
     options = "".join(f"<Choice value={quoteattr(v)}" + (f' hotkey="{keys[v]}"' if v in keys else "") + "/>"
                       for v in values)
-    cond = f' visibleWhen="choice-selected" whenTagName="action_type" whenChoiceValue={quoteattr(show_if)}' \
-        if show_if else ""
-    return (f'<Header value={quoteattr(header)} size="6"/>'
-            f'<Choices name="{name}" toName="{to}" choice="single" showInline="true"{cond}>{options}</Choices>')
+    body = (f'<Header value={quoteattr(header)} size="6"/>'
+            f'<Choices name="{name}" toName="{to}" choice="single" showInline="true">{options}</Choices>')
+    if show_if is None:
+        return body
+    return (f'<View visibleWhen="choice-selected" whenTagName="action_type" whenChoiceValue={quoteattr(show_if)}>'
+            f'{body}</View>')
 
 
 def _frame(name: str, value: str, caption: str) -> str:
@@ -68,14 +71,13 @@ def step_review() -> str:
         + '<Header value="Note" size="6"/><TextArea name="note" toName="image" maxSubmissions="1" '
           'editable="true" rows="1"/>')
     return (
-        f'<View style="{_PANE}">'
-        '<View style="flex:0 0 auto">'
+        f'<View style="{_PANE}">' + frames +
+        '<View style="flex:1 1 auto;min-width:420px">'
         '<Header value="$instruction" size="5"/><Text name="words" value="$action_text"/>'
-        '<KeyPointLabels name="point" toName="image" smart="false">' + labels + '</KeyPointLabels>'
-        '<RectangleLabels name="element" toName="image"><Label value="target" background="#fb8c00"/>'
-        '</RectangleLabels>'
-        f'<View style="{_PANE}">' + frames + '</View></View>'
-        '<View style="flex:1 1 auto;min-width:420px">' + controls + '</View>'
+        '<KeyPointLabels name="point" toName="image" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        '<RectangleLabels name="element" toName="image" showInline="true">'
+        '<Label value="target" background="#fb8c00"/></RectangleLabels>'
+        + controls + '</View>'
         '</View>'
     )
 
