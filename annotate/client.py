@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from label_studio_sdk import LabelStudio as Sdk
-from label_studio_sdk.core.api_error import ApiError
 
 from annotate.errors import LabelStudioError, ProjectNotFound
+
+# The SDK takes seconds to import: it is imported when a client is made, so the API's
+# webhook (and anything else that only might talk to Label Studio) starts fast.
 
 
 def plain(obj: Any) -> Any:
@@ -36,6 +37,8 @@ def plain(obj: Any) -> Any:
 class LabelStudio:
     def __init__(self, url: str, token: str, *, timeout: float = 60.0):
         self.url = url.rstrip("/")
+        from label_studio_sdk import LabelStudio as Sdk
+
         self._http = httpx.Client(timeout=timeout, trust_env=False, follow_redirects=True)
         self.sdk = Sdk(base_url=self.url, api_key=token or "-", httpx_client=self._http, max_retries=0)
 
@@ -50,6 +53,8 @@ class LabelStudio:
 
     @contextmanager
     def _call(self, what: str):
+        from label_studio_sdk.core.api_error import ApiError
+
         try:
             yield
         except ApiError as exc:

@@ -120,6 +120,7 @@ class Directory:
     def people(self, completed_by: Any = None) -> People:
         with self._lock:
             uid = completed_by.get("id") if isinstance(completed_by, dict) else completed_by
+            uid = uid if isinstance(uid, int) else None
             stale = self._people is None or (uid not in self._people.users
                                              and time.monotonic() - self._loaded > 1.0)
             if stale or time.monotonic() - self._loaded > _REFRESH_S:
@@ -145,3 +146,11 @@ def directory(lake_uri: str) -> Directory:
     if lake_uri not in _DIRECTORIES:
         _DIRECTORIES[lake_uri] = Directory(lake_uri)
     return _DIRECTORIES[lake_uri]
+
+
+def warm(lake_uri: str) -> threading.Thread:
+    """Load the lake's people in the background (the SDK's import takes seconds; Label Studio
+    waits 1 s for a webhook): the API calls this when it starts."""
+    thread = threading.Thread(target=directory(lake_uri).people, name="phoneloop-people", daemon=True)
+    thread.start()
+    return thread

@@ -33,6 +33,8 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass
+
+import httpx
 from pathlib import Path
 
 from annotate.client import LabelStudio
@@ -131,8 +133,7 @@ def running(lake_uri: str) -> Server | None:
     if state is None or not _alive(state.get("pid")) or not _is_label_studio(state["pid"]):
         return None
     server = _local(lake_uri, state["url"], state["pid"])
-    with server.client() as client:
-        return server if client.healthy() else None
+    return server if healthy(server.url) else None
 
 
 def serve(lake_uri: str, *, port: int | None = None, host: str = "127.0.0.1", api_url: str | None = None,
@@ -263,15 +264,23 @@ def _env(base: Path, creds: dict, api_url: str = DEFAULT_API_URL) -> dict[str, s
 
 def _wait_healthy(pid: int, url: str, log: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    with LabelStudio(url, "") as client:
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                raise ServerFailedToStart(f"Label Studio exited:\n{_tail(log)}")
-            if client.healthy():
-                return
-            time.sleep(1.0)
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            raise ServerFailedToStart(f"Label Studio exited:\n{_tail(log)}")
+        if healthy(url):
+            return
+        time.sleep(1.0)
     _signal_group(pid, signal.SIGKILL)
     raise ServerFailedToStart(f"Label Studio did not answer {url}/health within {timeout:.0f} s:\n{_tail(log)}")
+
+
+def healthy(url: str) -> bool:
+    """Whether ``<url>/health`` answers UP (without the token, and without loading the SDK)."""
+    try:
+        response = httpx.get(f"{url}/health", timeout=3, trust_env=False)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and "UP" in response.text
 
 
 def _tail(log: Path, lines: int = 20) -> str:

@@ -17,9 +17,9 @@ from typing import Any
 
 from annotate.convert import ACTIONS, to_row
 from annotate.errors import InvalidPayload
-from annotate.people import People, directory
+from annotate.people import People, directory, warm
 
-__all__ = ["ACTIONS", "InvalidPayload", "ingest", "to_row"]
+__all__ = ["ACTIONS", "InvalidPayload", "ingest", "to_row", "warm"]
 
 
 def ingest(lake, payload: Any, people: People | None = None) -> dict[str, Any]:

@@ -63,6 +63,7 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app = FastAPI(title="phoneloop", version="1", summary="Browse trajectories, fetch frames, query the lake.")
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
+    webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
     app.include_router(router)
     app.include_router(reads)
     app.include_router(viewer.router, dependencies=[Depends(read_access)])
