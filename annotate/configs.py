@@ -7,9 +7,9 @@
   type, key, scroll direction or terminate status, text, whether the recorded step
   was correct, a reviewer's verdict and a note. Every choice has a keyboard shortcut
   (``HOTKEYS``).
-- ``episode_review()``: the instruction, every step's screenshot in order with the
-  recorded actions in words, and the episode's outcome (success, failure, unknown), a
-  reviewer's verdict and a note.
+- ``episode_review()``: every step's screenshot in order (paged), each with its recorded
+  action drawn, beside the instruction, the actions in words, the episode's outcome
+  (success, failure, unknown), a reviewer's verdict and a note.
 
 The control names are the ones ``annotate.convert`` reads back; ``kind_of`` tells a
 project's review kind from its config.
@@ -83,16 +83,24 @@ def step_review() -> str:
 
 
 def episode_review() -> str:
-    """The episode review interface (task data: instruction, images, steps_text)."""
+    """The episode review interface (task data: instruction, images, steps_text): every frame
+    (paged, each with its step's recorded action drawn) beside the steps in words and the verdict."""
+    labels = "".join(f'<Label value="{v}" background="{c}"/>'
+                     for v, c in zip(POINT_LABELS, ("#e53935", "#1e88e5", "#43a047")))
     return (
-        '<View>'
-        '<Header value="$instruction"/>'
+        f'<View style="{_PANE}">'
+        f'<View style="flex:0 0 {FRAME_WIDTH_PX}px">'
+        f'<Image name="frames" valueList="$images" width="{FRAME_WIDTH_PX}px"/></View>'
+        '<View style="flex:1 1 auto;min-width:420px">'
+        '<Header value="$instruction" size="5"/>'
         '<Text name="steps" value="$steps_text"/>'
-        '<Image name="frames" valueList="$images" width="380px"/>'
+        '<KeyPointLabels name="point" toName="frames" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        '<RectangleLabels name="element" toName="frames" showInline="true">'
+        '<Label value="target" background="#fb8c00"/></RectangleLabels>'
         + _choices("outcome", "steps", OUTCOMES, header="Did the episode achieve the instruction? (s/f/u)")
         + _choices("review", "steps", VERDICTS, header="Reviewers only: accept / fix / reject (5/6/7)")
         + '<Header value="Note" size="6"/><TextArea name="note" toName="steps" maxSubmissions="1" editable="true"/>'
-        '</View>'
+        '</View></View>'
     )
 
 

@@ -78,13 +78,18 @@ def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None)
     episodes: dict[str, dict] = {}
     for r in rows:
         ep = episodes.setdefault(r["episode_id"], {"instruction": r["instruction"], "outcome": r["outcome"],
-                                                   "images": [], "lines": []})
+                                                   "images": [], "lines": [], "overlay": []})
+        action = Action.from_json(r["action_json"])
         ep["images"].append(frame_url(frames_url, r["frame_sha"], sign))
-        ep["lines"].append(f"{r['step_index'] + 1}. {in_words(Action.from_json(r['action_json']))}")
+        ep["lines"].append(f"{r['step_index'] + 1}. {in_words(action)}")
+        for item in prediction(action, r["frame_width"], r["frame_height"]):  # each step's overlay on its frame
+            if item["from_name"] in ("point", "element"):
+                ep["overlay"].append({**item, "id": f"s{len(ep['images'])}{item['id']}", "to_name": "frames",
+                                      "item_index": len(ep["images"]) - 1})
     return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
                       "steps_text": "\n".join(ep["lines"])},
              "predictions": [{"model_version": MODEL_VERSION, "result": [
-                 _choice("outcome", "steps", ep["outcome"])]}]}
+                 *ep["overlay"], _choice("outcome", "steps", ep["outcome"])]}]}
             for eid, ep in episodes.items()]
 
 
