@@ -39,7 +39,8 @@ from annotate.client import LabelStudio
 from annotate.errors import InvalidSelection, ProjectNotFound
 from annotate.tasks import MODEL_VERSION, Signer, episode_tasks, prediction, step_tasks
 
-__all__ = ["MODEL_VERSION", "PRESETS", "PushReport", "condition", "prediction", "push", "select_steps"]
+__all__ = ["MODEL_VERSION", "PRESETS", "PushReport", "condition", "episode_tasks", "prediction", "push",
+           "select_steps", "step_tasks"]
 
 DEFAULT_FRAMES_URL = "http://127.0.0.1:8765"
 _CONFIDENCE = ("coalesce(try_cast(json_extract(s.meta_json, '$.score') AS DOUBLE), "

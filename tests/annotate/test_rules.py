@@ -161,3 +161,12 @@ def test_step_meta_score_survives_the_writer(lake):
     lake.write_episodes([scored(EP, scores=[0.5, 0.25, 0.125, None])])
     metas = lake.sql("SELECT meta_json FROM steps ORDER BY step_index").column(0).to_pylist()
     assert json.loads(metas[1])["score"] == 0.25
+
+
+def test_episode_tasks_draw_each_steps_action_on_its_frame(lake):
+    lake.write_episodes([EP])
+    (task,) = push.episode_tasks(push.select_steps(lake, where="true"), "http://f")
+    overlay = [r for r in task["predictions"][0]["result"] if r["from_name"] == "point"]
+    assert [r["item_index"] for r in overlay] == [0, 1, 2]  # the three taps; the terminate has no point
+    assert all(r["to_name"] == "frames" for r in overlay) and len(task["data"]["images"]) == 4
+    assert task["data"]["steps_text"].splitlines()[0] == "1. tap at 20,30"
