@@ -1,23 +1,46 @@
-"""A small Label Studio REST client over httpx (``Authorization: Token <token>``).
+"""Label Studio through the official SDK (``label_studio_sdk.LabelStudio(base_url, api_key)``).
 
-Only the calls phoneloop needs: health, projects, task import and listing, annotations,
-JSON export and webhooks. Errors become ``LabelStudioError`` naming the call.
+A thin facade: the calls phoneloop needs (health, projects, task import and listing,
+annotations, JSON export, users, webhooks), each one SDK call whose pydantic object
+is turned into a plain dict (``annotate.convert`` reads dicts, the same shape a webhook
+delivers). SDK and HTTP errors become ``LabelStudioError`` naming the call.
+
+    with LabelStudio("http://127.0.0.1:8080", token) as ls:
+        ls.create_project("fix-taps", config, maximum_annotations=2)
 """
 
 from __future__ import annotations
 
+import json
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 
 from annotate.errors import LabelStudioError, ProjectNotFound
 
+# The SDK takes seconds to import: it is imported when a client is made, so the API's
+# webhook (and anything else that only might talk to Label Studio) starts fast.
+
+
+def plain(obj: Any) -> Any:
+    """An SDK object (or a list of them) as JSON-ready dicts, extra server fields kept."""
+    if isinstance(obj, list):
+        return [plain(o) for o in obj]
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", exclude_unset=False)
+    if hasattr(obj, "dict"):
+        return json.loads(obj.json())
+    return obj
+
 
 class LabelStudio:
     def __init__(self, url: str, token: str, *, timeout: float = 60.0):
         self.url = url.rstrip("/")
-        self._http = httpx.Client(base_url=self.url, timeout=timeout, trust_env=False,
-                                  headers={"Authorization": f"Token {token}"})
+        from label_studio_sdk import LabelStudio as Sdk
+
+        self._http = httpx.Client(timeout=timeout, trust_env=False, follow_redirects=True)
+        self.sdk = Sdk(base_url=self.url, api_key=token or "-", httpx_client=self._http, max_retries=0)
 
     def close(self) -> None:
         self._http.close()
@@ -28,84 +51,92 @@ class LabelStudio:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _call(self, method: str, path: str, **kwargs) -> Any:
+    @contextmanager
+    def _call(self, what: str):
+        from label_studio_sdk.core.api_error import ApiError
+
         try:
-            response = self._http.request(method, path, **kwargs)
+            yield
+        except ApiError as exc:
+            raise LabelStudioError(f"{what} at {self.url} -> HTTP {exc.status_code}: {str(exc.body)[:300]}") from None
         except httpx.HTTPError as exc:
-            raise LabelStudioError(f"{method} {self.url}{path} failed: {exc}") from None
-        if response.status_code >= 400:
-            raise LabelStudioError(f"{method} {self.url}{path} -> HTTP {response.status_code}: "
-                                   f"{response.text[:300]}")
-        return response.json() if response.content else None
+            raise LabelStudioError(f"{what} at {self.url} failed: {exc}") from None
 
     # -- server --------------------------------------------------------------------------
     def healthy(self) -> bool:
         try:  # without the token: Label Studio refuses a request with an unknown one, /health included
-            response = httpx.get(f"{self.url}/health", timeout=3, trust_env=False)
+            response = self._http.get(f"{self.url}/health", timeout=3)
         except httpx.HTTPError:
             return False
         return response.status_code == 200 and "UP" in response.text
 
     def whoami(self) -> dict:
-        return self._call("GET", "/api/current-user/whoami")
+        with self._call("whoami"):
+            return plain(self.sdk.users.whoami())
 
     # -- projects ------------------------------------------------------------------------
     def projects(self) -> list[dict]:
-        out, page = [], 1
-        while True:
-            body = self._call("GET", "/api/projects", params={"page": page, "page_size": 100})
-            results = body["results"] if isinstance(body, dict) else body
-            out.extend(results)
-            if not isinstance(body, dict) or not body.get("next"):
-                return out
-            page += 1
+        with self._call("list projects"):
+            return [plain(p) for p in self.sdk.projects.list(page_size=100)]
 
     def project(self, title: str) -> dict:
-        for project in self.projects():
-            if project.get("title") == title:
-                return project
+        with self._call(f"find project {title!r}"):
+            for project in self.sdk.projects.list(title=title, page_size=100):
+                if project.title == title:
+                    return plain(self.sdk.projects.get(project.id))
         raise ProjectNotFound(f"no Label Studio project {title!r} at {self.url}")
 
-    def create_project(self, title: str, label_config: str) -> dict:
-        return self._call("POST", "/api/projects", json={"title": title, "label_config": label_config})
+    def create_project(self, title: str, label_config: str, **fields) -> dict:
+        with self._call(f"create project {title!r}"):
+            return plain(self.sdk.projects.create(title=title, label_config=label_config, **fields))
+
+    def update_project(self, project_id: int, **fields) -> dict:
+        with self._call(f"update project {project_id}"):
+            return plain(self.sdk.projects.update(project_id, **fields))
 
     # -- tasks and annotations -----------------------------------------------------------
     def import_tasks(self, project_id: int, tasks: list[dict]) -> dict:
-        return self._call("POST", f"/api/projects/{project_id}/import", json=tasks)
+        with self._call(f"import {len(tasks)} tasks into project {project_id}"):
+            return plain(self.sdk.projects.import_tasks(project_id, request=tasks, return_task_ids=True))
 
     def tasks(self, project_id: int, *, full: bool = True, page_size: int = 1000) -> list[dict]:
         """Every task of a project with its data; ``full`` adds predictions and annotations."""
-        out, page = [], 1
-        while True:
-            try:
-                body = self._call("GET", "/api/tasks", params={
-                    "project": project_id, "page": page, "page_size": page_size,
-                    "fields": "all" if full else "task_only"})
-            except LabelStudioError as exc:
-                if "404" in str(exc) and page > 1:  # past the last page
-                    return out
-                raise
-            out.extend(body["tasks"])
-            if len(out) >= body.get("total", 0) or not body["tasks"]:
-                return out
-            page += 1
+        with self._call(f"list tasks of project {project_id}"):
+            pager = self.sdk.tasks.list(project=project_id, page_size=page_size,
+                                        fields="all" if full else "task_only")
+            return [plain(t) for t in pager]
 
     def create_annotation(self, task_id: int, result: list[dict], **fields) -> dict:
-        return self._call("POST", f"/api/tasks/{task_id}/annotations", json={"result": result, **fields})
+        with self._call(f"annotate task {task_id}"):
+            return plain(self.sdk.annotations.create(task_id, result=result, **fields))
+
+    def update_annotation(self, annotation_id: int, result: list[dict], **fields) -> dict:
+        with self._call(f"update annotation {annotation_id}"):
+            return plain(self.sdk.annotations.update(annotation_id, result=result, **fields))
 
     def export(self, project_id: int) -> list[dict]:
         """The annotated tasks of a project, with their annotations (JSON export)."""
-        return self._call("GET", f"/api/projects/{project_id}/export", params={"exportType": "JSON"})
+        with self._call(f"export project {project_id}"):
+            raw = b"".join(self.sdk.projects.exports.download_sync(project_id, export_type="JSON"))
+        return json.loads(raw)
 
+    # -- people --------------------------------------------------------------------------
     def users(self) -> dict[int, dict]:
-        return {u["id"]: u for u in self._call("GET", "/api/users")}
+        with self._call("list users"):
+            return {u["id"]: u for u in plain(list(self.sdk.users.list()))}
+
+    def create_user(self, email: str, password: str | None = None, **fields) -> dict:
+        with self._call(f"create user {email!r}"):
+            extra = {"password": password} if password else {}
+            return plain(self.sdk.users.create(username=email, email=email, **extra, **fields))
 
     # -- webhooks ------------------------------------------------------------------------
     def webhooks(self, project_id: int) -> list[dict]:
-        return self._call("GET", "/api/webhooks", params={"project": project_id})
+        with self._call(f"list webhooks of project {project_id}"):
+            return [plain(h) for h in self.sdk.webhooks.list(project=str(project_id))]
 
     def create_webhook(self, project_id: int, url: str, headers: dict[str, str] | None = None) -> dict:
-        body = {"project": project_id, "url": url, "send_payload": True, "send_for_all_actions": False,
-                "actions": ["ANNOTATION_CREATED", "ANNOTATION_UPDATED"], "headers": headers or {},
-                "is_active": True}
-        return self._call("POST", "/api/webhooks", json=body)
+        with self._call(f"create a webhook for project {project_id}"):
+            return plain(self.sdk.webhooks.create(
+                url=url, project=project_id, send_payload=True, send_for_all_actions=False,
+                actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED"], headers=headers or {}, is_active=True))

@@ -1,14 +1,17 @@
 """Label Studio labeling interfaces, generated in code.
 
-- ``step_review()``: one step's screenshot with the recorded action pre-filled as a
-  prediction; the annotator moves the point (``tap``, ``swipe_start``, ``swipe_end``),
-  draws the target element's box, picks the action type (and key, scroll direction or
-  terminate status),
-  types the text or answer, marks the step correct or incorrect, and leaves a note.
-- ``episode_review()``: the instruction, every step's screenshot in order with the
-  recorded actions, and the episode's outcome (success, failure, unknown) plus a note.
+- ``step_review()``: fits one 1920x1080 screen. Left, the before frame (the recorded
+  action drawn on it as the prediction: tap point, swipe start and end, target box)
+  and the after frame side by side, each 380 px wide; right, the instruction, the
+  recorded action in words, the point and box labels, then the controls: the action
+  type, key, scroll direction or terminate status, text, whether the recorded step
+  was correct, a reviewer's verdict and a note. Every choice has a keyboard shortcut
+  (``HOTKEYS``).
+- ``episode_review()``: every step's screenshot in order (paged), each with its recorded
+  action drawn, beside the instruction, the actions in words, the episode's outcome
+  (success, failure, unknown), a reviewer's verdict and a note.
 
-The control names are the ones ``annotate.convert`` reads back; ``KIND_OF`` tells a
+The control names are the ones ``annotate.convert`` reads back; ``kind_of`` tells a
 project's review kind from its config.
 """
 
@@ -20,50 +23,84 @@ from datalake.types import ACTION_TYPES, KEYS, OUTCOMES, SCROLL_DIRECTIONS, TERM
 
 KINDS = ("step", "episode")
 POINT_LABELS = ("tap", "swipe_start", "swipe_end")
+VERDICTS = ("accept", "fix", "reject")
+# one key per choice (digits 1-4 are Label Studio's for the point and box labels)
+HOTKEYS = {
+    "action_type": dict(zip(ACTION_TYPES, "tdlsrikowaqhxe")),
+    "step_correct": {"yes": "y", "no": "n"},
+    "review": {"accept": "5", "fix": "6", "reject": "7"},
+    "outcome": {"success": "s", "failure": "f", "unknown": "u"},
+}
+FRAME_WIDTH_PX = 380  # a 1080x2400 frame at this width is 844 px tall: fits a 1080p screen below the toolbar
+_PANE = "display:flex;flex-direction:row;gap:12px;align-items:flex-start"
 
 
 def _choices(name: str, to: str, values, *, header: str, show_if: str | None = None) -> str:
-    options = "".join(f"<Choice value={quoteattr(v)}/>" for v in values)
-    cond = f' visibleWhen="choice-selected" whenTagName="action_type" whenChoiceValue={quoteattr(show_if)}' \
-        if show_if else ""
-    return (f'<Header value={quoteattr(header)} size="6"/>'
-            f'<Choices name="{name}" toName="{to}" choice="single" showInline="true"{cond}>{options}</Choices>')
+    keys = HOTKEYS.get(name, {})
+    options = "".join(f"<Choice value={quoteattr(v)}" + (f' hotkey="{keys[v]}"' if v in keys else "") + "/>"
+                      for v in values)
+    body = (f'<Header value={quoteattr(header)} size="6"/>'
+            f'<Choices name="{name}" toName="{to}" choice="single" showInline="true">{options}</Choices>')
+    if show_if is None:
+        return body
+    return (f'<View visibleWhen="choice-selected" whenTagName="action_type" whenChoiceValue={quoteattr(show_if)}>'
+            f'{body}</View>')
+
+
+def _frame(name: str, value: str, caption: str) -> str:
+    return (f'<View style="flex:0 0 {FRAME_WIDTH_PX}px"><Header value={quoteattr(caption)} size="6"/>'
+            f'<Image name="{name}" value="{value}" width="{FRAME_WIDTH_PX}px" maxWidth="{FRAME_WIDTH_PX}px"'
+            ' zoom="true" zoomControl="false"/></View>')
 
 
 def step_review() -> str:
-    """The step review interface (task data: image, instruction, recorded_action)."""
+    """The step review interface (task data: image, after_image, instruction, action_text, recorded_action)."""
     labels = "".join(f'<Label value="{v}" background="{c}"/>'
                      for v, c in zip(POINT_LABELS, ("#e53935", "#1e88e5", "#43a047")))
-    return (
-        '<View>'
-        '<Header value="$instruction"/>'
-        '<Text name="recorded" value="$recorded_action"/>'
-        '<KeyPointLabels name="point" toName="image" smart="false">' + labels + '</KeyPointLabels>'
-        '<RectangleLabels name="element" toName="image"><Label value="target" background="#fb8c00"/>'
-        '</RectangleLabels>'
-        '<Image name="image" value="$image" zoom="true" zoomControl="true"/>'
-        + _choices("action_type", "image", ACTION_TYPES, header="Action type")
+    frames = (_frame("image", "$image", "before (recorded action drawn)")
+              + _frame("after", "$after_image", "$after_caption"))
+    controls = (
+        _choices("action_type", "image", ACTION_TYPES, header="Action type")
         + _choices("key", "image", KEYS, header="Key", show_if="key")
         + _choices("direction", "image", SCROLL_DIRECTIONS, header="Scroll direction", show_if="scroll")
         + _choices("status", "image", TERMINATE_STATUSES, header="Terminate status", show_if="terminate")
-        + '<Header value="Typed text or answer (app for open_app, command for shell, name for tool)" size="6"/>'
-          '<TextArea name="text" toName="image" maxSubmissions="1" editable="true" rows="2"/>'
-        + _choices("step_correct", "image", ("yes", "no"), header="Was the recorded step correct?")
-        + '<Header value="Note" size="6"/><TextArea name="note" toName="image" maxSubmissions="1" editable="true"/>'
+        + '<Header value="Text or answer (app for open_app, command for shell, name for tool)" size="6"/>'
+          '<TextArea name="text" toName="image" maxSubmissions="1" editable="true" rows="1"/>'
+        + _choices("step_correct", "image", ("yes", "no"), header="Was the recorded step correct? (y/n)")
+        + _choices("review", "image", VERDICTS, header="Reviewers only: accept / fix / reject (5/6/7)")
+        + '<Header value="Note" size="6"/><TextArea name="note" toName="image" maxSubmissions="1" '
+          'editable="true" rows="1"/>')
+    return (
+        f'<View style="{_PANE}">' + frames +
+        '<View style="flex:1 1 auto;min-width:420px">'
+        '<Header value="$instruction" size="5"/><Text name="words" value="$action_text"/>'
+        '<KeyPointLabels name="point" toName="image" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        '<RectangleLabels name="element" toName="image" showInline="true">'
+        '<Label value="target" background="#fb8c00"/></RectangleLabels>'
+        + controls + '</View>'
         '</View>'
     )
 
 
 def episode_review() -> str:
-    """The episode review interface (task data: instruction, images, steps_text)."""
+    """The episode review interface (task data: instruction, images, steps_text): every frame
+    (paged, each with its step's recorded action drawn) beside the steps in words and the verdict."""
+    labels = "".join(f'<Label value="{v}" background="{c}"/>'
+                     for v, c in zip(POINT_LABELS, ("#e53935", "#1e88e5", "#43a047")))
     return (
-        '<View>'
-        '<Header value="$instruction"/>'
+        f'<View style="{_PANE}">'
+        f'<View style="flex:0 0 {FRAME_WIDTH_PX}px">'
+        f'<Image name="frames" valueList="$images" width="{FRAME_WIDTH_PX}px"/></View>'
+        '<View style="flex:1 1 auto;min-width:420px">'
+        '<Header value="$instruction" size="5"/>'
         '<Text name="steps" value="$steps_text"/>'
-        '<Image name="frames" valueList="$images"/>'
-        + _choices("outcome", "steps", OUTCOMES, header="Did the episode achieve the instruction?")
+        '<KeyPointLabels name="point" toName="frames" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        '<RectangleLabels name="element" toName="frames" showInline="true">'
+        '<Label value="target" background="#fb8c00"/></RectangleLabels>'
+        + _choices("outcome", "steps", OUTCOMES, header="Did the episode achieve the instruction? (s/f/u)")
+        + _choices("review", "steps", VERDICTS, header="Reviewers only: accept / fix / reject (5/6/7)")
         + '<Header value="Note" size="6"/><TextArea name="note" toName="steps" maxSubmissions="1" editable="true"/>'
-        '</View>'
+        '</View></View>'
     )
 
 

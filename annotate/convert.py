@@ -31,10 +31,21 @@ invalid (nothing is dropped silently). When the task carries the ``recorded_acti
 the interface cannot show (``duration_ms``, ``seconds``, ``clear``, ``args``) are kept,
 and so is the recorded element when the drawn box still matches its bounds (±1 px).
 
-The row has status ``accepted``, annotator = the annotator's email or id, origin
-``label-studio:<project>/<task>/<annotation>``, and an id derived from the origin and
-what the annotation says (not from how it arrived), so a redelivered webhook, or a
-pull after the webhook, writes nothing new, while an edited annotation is a new row.
+A field that does not apply to the chosen action type (a scroll direction left selected
+after the annotator switched the type to tap, a point on a ``key`` action) is dropped
+and named in the row's note; it does not invalidate the person's correction.
+
+The row has status ``accepted``; the person is resolved by ``annotate.people``
+(``completed_by`` is a bare user id in webhooks and exports): ``annotator_id`` = the
+Label Studio user id, ``annotator_email`` and ``annotator`` = the email (the id when
+unknown). It keeps Label Studio's project, task and annotation ids, ``created_at``,
+``updated_at`` and ``lead_time``. An annotation by a team reviewer is a review row
+(``is_review``, ``review_verdict`` = the ``review`` choice, else ``fix`` when it says
+something, else ``accept``; an ``accept`` keeps no answer of its own). Origin is
+``label-studio:<project>/<task>/<annotation>``; the id is derived from the origin, what
+the annotation says and Label Studio's ``updated_at`` (not from how it arrived), so a
+redelivered or reordered webhook, or a pull after the webhook, writes nothing new,
+while each saved edit (A -> B -> A included) is its own row.
 Anything else (unknown action, missing task data, an episode or step not in the lake,
 an invalid corrected action) raises ``InvalidPayload``.
 """
@@ -46,13 +57,17 @@ import json
 import uuid
 from typing import Any
 
+from datetime import datetime, timezone
+
 from annotate.errors import InvalidPayload
+from annotate.people import People
 from datalake import schema as S
 from datalake.errors import InvalidAction
-from datalake.types import OUTCOMES, Action
+from datalake.types import _OPTIONAL, _REQUIRED, OUTCOMES, Action
 
 ACTIONS = ("ANNOTATION_CREATED", "ANNOTATION_UPDATED")
-CHOICES = ("action_type", "step_correct", "outcome", "key", "direction", "status")
+CHOICES = ("action_type", "step_correct", "outcome", "key", "direction", "status", "review")
+VERDICTS = ("accept", "fix", "reject")
 TEXT_FIELD = {"open_app": "app", "shell": "command", "tool": "name"}  # else "text"
 _KEPT = ("duration_ms", "seconds", "clear", "args")
 TEXTS = ("text", "note")
@@ -60,10 +75,12 @@ _YES = {"yes", "true", "correct", "1"}
 _NO = {"no", "false", "incorrect", "wrong", "0"}
 _POINTED = ("tap", "double_tap", "long_press", "scroll", "input_text")  # types a keypoint places
 _ELEMENT = ("tap", "double_tap", "long_press", "scroll", "input_text")  # types that take an element
-_CONTENT = ("target", "episode_id", "step_index", "action_json", "step_correct", "outcome", "note", "origin")
+_CONTENT = ("target", "episode_id", "step_index", "action_json", "step_correct", "outcome", "note", "origin",
+            "review_verdict", "ls_updated_at")
+_FIELD_OF = {"key": "key", "direction": "direction", "status": "status"}
 
 
-def to_row(lake, payload: Any) -> dict[str, Any]:
+def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
     """The ``annotations`` row for an event; raises InvalidPayload (nothing is written)."""
     if not isinstance(payload, dict) or payload.get("action") not in ACTIONS:
         raise InvalidPayload(f"webhook action must be one of {ACTIONS}")
@@ -80,26 +97,67 @@ def to_row(lake, payload: Any) -> dict[str, Any]:
     if not isinstance(results, list):
         raise InvalidPayload("annotation.result must be a list")
     fields = read_results(results)
-    row = {
-        "target": "episode" if step_index is None else "step", "episode_id": episode_id,
-        "step_index": step_index, "status": "accepted", "note": fields.get("note"),
-        "annotator": _annotator(annotation.get("completed_by")),
-        "origin": origin(_id(payload.get("project")), task.get("id"), annotation.get("id")),
-        "action_json": None, "step_correct": None, "outcome": None,
-    }
+    row = {"target": "episode" if step_index is None else "step", "episode_id": episode_id,
+           "step_index": step_index, "status": "accepted", "action_json": None, "step_correct": None,
+           "outcome": None, **_label_studio(payload, task, annotation, people or People())}
+    verdict = _verdict(fields, row)
+    notes = [fields["note"]] if fields.get("note") else []
     if step_index is None:
-        if fields.get("outcome") not in OUTCOMES:
-            raise InvalidPayload(f"an episode review needs an outcome choice, one of {OUTCOMES}")
-        row["outcome"] = fields["outcome"]
+        _episode_answer(row, fields, verdict)
     else:
-        row["step_correct"] = fields.get("step_correct")
-        action = _action(fields, _recorded(data.get("recorded_action")))
-        row["action_json"] = action.to_json() if action else None
-        if action is None and row["step_correct"] is None:
-            raise InvalidPayload("a step review needs a corrected action or a step_correct choice")
+        _step_answer(row, fields, _recorded(data.get("recorded_action")), verdict, notes)
+    row["note"] = "\n".join(notes) or None
     row["annotation_id"] = annotation_id(row)
     row["created_at"] = S.now()
     return row
+
+
+def _label_studio(payload: dict, task: dict, annotation: dict, people: People) -> dict[str, Any]:
+    """Who and when, as Label Studio says: ids, the person, timestamps, lead time."""
+    project = _id(payload.get("project"))
+    if project is None:
+        project = annotation.get("project")
+    uid, email = people.identify(annotation.get("completed_by"))
+    review = people.role(email) == "reviewer"
+    return {"annotator": email or uid, "annotator_id": uid, "annotator_email": email,
+            "origin": origin(project, task.get("id"), annotation.get("id")),
+            "ls_project_id": _int(project), "ls_task_id": _int(task.get("id")),
+            "ls_annotation_id": _int(annotation.get("id")), "is_review": review, "review_verdict": None,
+            "lead_time": _float(annotation.get("lead_time")),
+            "ls_created_at": _time(annotation.get("created_at")),
+            "ls_updated_at": _time(annotation.get("updated_at"))}
+
+
+def _verdict(fields: dict[str, Any], row: dict[str, Any]) -> str | None:
+    choice = fields.pop("review", None)
+    if not row["is_review"]:
+        return None
+    if choice is not None and choice not in VERDICTS:
+        raise InvalidPayload(f"review must be one of {VERDICTS}, got {choice!r}")
+    says = any(k in fields for k in ("action_type", "point", "text", "outcome", "step_correct", "key"))
+    row["review_verdict"] = choice or ("fix" if says else "accept")
+    return row["review_verdict"]
+
+
+def _episode_answer(row: dict[str, Any], fields: dict[str, Any], verdict: str | None) -> None:
+    if verdict == "accept":
+        return
+    if fields.get("outcome") not in OUTCOMES:
+        if verdict == "reject":
+            return
+        raise InvalidPayload(f"an episode review needs an outcome choice, one of {OUTCOMES}")
+    row["outcome"] = fields["outcome"]
+
+
+def _step_answer(row: dict[str, Any], fields: dict[str, Any], recorded: dict | None, verdict: str | None,
+                 notes: list[str]) -> None:
+    if verdict == "accept":  # the reviewer confirms the annotators: no answer of their own
+        return
+    row["step_correct"] = fields.get("step_correct")
+    action = _action(fields, recorded, notes)
+    row["action_json"] = action.to_json() if action else None
+    if action is None and row["step_correct"] is None and verdict is None:
+        raise InvalidPayload("a step review needs a corrected action or a step_correct choice")
 
 
 def origin(project: Any, task: Any, annotation: Any) -> str:
@@ -211,30 +269,51 @@ def _recorded(text: Any) -> dict | None:
         raise InvalidPayload("task.data.recorded_action is not a valid action") from None
 
 
-def _action(fields: dict[str, Any], recorded: dict | None = None) -> Action | None:
+def _action(fields: dict[str, Any], recorded: dict | None = None, notes: list[str] | None = None) -> Action | None:
     kind = fields.get("action_type")
     if kind is None:
         kind = "tap" if "point" in fields else "input_text" if "text" in fields else None
     if kind is None:
         return None
+    if kind not in _REQUIRED:
+        raise InvalidPayload(f"corrected action is invalid: unknown action type {kind!r}")
+    takes = set(_REQUIRED[kind]) | set(_OPTIONAL[kind])
     data: dict[str, Any] = {"type": kind}
-    if "point" in fields and (kind in _POINTED or kind == "swipe"):
+    dropped = []
+    if "point" in fields and "x" in takes:
         data["x"], data["y"] = fields["point"]
-    if "point2" in fields and kind == "swipe":
-        data["x2"], data["y2"] = fields["point2"]
+    elif "point" in fields:
+        dropped.append(f"point {fields['point']}")
+    if "point2" in fields:
+        if "x2" in takes:
+            data["x2"], data["y2"] = fields["point2"]
+        else:
+            dropped.append(f"swipe end {fields['point2']}")
     if "text" in fields:
-        data[TEXT_FIELD.get(kind, "text")] = fields["text"]
-    for name in ("key", "direction", "status"):
+        name = TEXT_FIELD.get(kind, "text")
+        if name in takes:
+            data[name] = fields["text"]
+        else:
+            dropped.append(f"text {fields['text']!r}")
+    for name in _FIELD_OF:
         if name in fields:
-            data[name] = fields[name]
+            if name in takes:
+                data[name] = fields[name]
+            else:
+                dropped.append(f"{name} {fields[name]!r}")
     same = recorded is not None and recorded.get("type") == kind
     if same:
         data.update({k: recorded[k] for k in _KEPT if k in recorded})
-    if "bounds" in fields and kind in _ELEMENT:
-        element = recorded.get("element") if same else None
-        close = element and element.get("bounds") and all(
-            abs(a - b) <= 1 for a, b in zip(element["bounds"], fields["bounds"]))
-        data["element"] = element if close else {"bounds": list(fields["bounds"])}
+    if "bounds" in fields:
+        if "element" in takes:
+            element = recorded.get("element") if same else None
+            close = element and element.get("bounds") and all(
+                abs(a - b) <= 1 for a, b in zip(element["bounds"], fields["bounds"]))
+            data["element"] = element if close else {"bounds": list(fields["bounds"])}
+        else:
+            dropped.append(f"element box {list(fields['bounds'])}")
+    if dropped and notes is not None:
+        notes.append(f"dropped (does not apply to {kind}): " + "; ".join(dropped))
     try:
         return Action.from_dict(data)
     except InvalidAction as exc:
@@ -245,8 +324,20 @@ def _id(obj: Any) -> Any:
     return obj.get("id") if isinstance(obj, dict) else None
 
 
-def _annotator(completed_by: Any) -> str | None:
-    if isinstance(completed_by, dict):
-        value = completed_by.get("email") or completed_by.get("id")
-        return None if value is None else str(value)
-    return None if completed_by is None else str(completed_by)
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _time(value: Any) -> datetime | None:
+    """Label Studio's ISO timestamp (``...Z``) as an aware UTC datetime; None when absent or unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)

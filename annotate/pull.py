@@ -2,17 +2,19 @@
 
     report = pull(lake, client, "fix-taps")
 
-Reads the project's JSON export (annotated tasks with their annotations), turns every
-submitted annotation into a row with ``annotate.convert.to_row`` (the webhook's
-conversion: percent -> device px, the annotator's email, ``origin`` =
+Reads the project's JSON export through the SDK (annotated tasks with their
+annotations), turns every submitted annotation into a row with
+``annotate.convert.to_row`` (the webhook's conversion: percent -> device px, the person
+resolved through the users API as the webhook does, ``origin`` =
 ``label-studio:<project>/<task>/<annotation>``), and appends the new rows in one
-commit. Row ids come from the origin and the content, so pulling twice, or after the
-webhook delivered the same annotation, adds nothing. ``steps_resolved`` then shows the
-latest accepted correction.
+commit. Row ids come from the origin, the content and Label Studio's ``updated_at``, so
+pulling twice, or after the webhook delivered the same annotation, adds nothing.
+``steps_resolved`` and ``episodes_resolved`` then apply the resolution rule.
 
 An annotation that cannot become a row (a corrupt or foreign result item, a task whose
 episode is not in the lake) goes to the lake's quarantine with the reason and the raw
-annotation, once per annotation content.
+annotation, once per annotation content: on the next pull it counts as
+``already_quarantined``, not as a new failure.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from dataclasses import dataclass, field
 
 from annotate.client import LabelStudio
 from annotate.convert import origin, to_row
-from annotate.errors import InvalidPayload, LabelStudioError
+from annotate.errors import InvalidPayload
+from annotate.people import People
 from datalake.writer import Rejected
 
 QUARANTINE_ORIGIN = "label-studio:pull"
@@ -37,14 +40,15 @@ class PullReport:
     written: int = 0
     skipped: int = 0  # already in the lake
     cancelled: int = 0  # skipped tasks in Label Studio
-    quarantined: int = 0
+    quarantined: int = 0  # new failures, sent to the quarantine now
+    already_quarantined: int = 0  # failed before, already in the quarantine
     reasons: list[str] = field(default_factory=list)
 
 
 def pull(lake, client: LabelStudio, project: str) -> PullReport:
     proj = client.project(project)
     report = PullReport(project_id=proj["id"], project=project)
-    users = _users(client)
+    people = People.load(client, lake.uri)
     known = lake.column_values("annotations", "annotation_id")
     seen_bad = set(lake.sql("SELECT locator FROM quarantine WHERE origin = ?", [QUARANTINE_ORIGIN]).column(0)
                    .to_pylist())
@@ -55,15 +59,17 @@ def pull(lake, client: LabelStudio, project: str) -> PullReport:
                 report.cancelled += 1
                 continue
             report.annotations += 1
-            event = _event(proj["id"], task, ann, users)
+            event = _event(proj["id"], task, ann)
             try:
-                row = to_row(lake, event)
+                row = to_row(lake, event, people)
             except InvalidPayload as exc:
                 raw = json.dumps(event, sort_keys=True, default=str).encode()
                 locator = f"{origin(proj['id'], task.get('id'), ann.get('id'))}#{hashlib.sha256(raw).hexdigest()[:16]}"
-                report.quarantined += 1
-                report.reasons.append(f"{locator}: {exc}")
-                if locator not in seen_bad:
+                if locator in seen_bad:
+                    report.already_quarantined += 1
+                else:
+                    report.quarantined += 1
+                    report.reasons.append(f"{locator}: {exc}")
                     seen_bad.add(locator)
                     rejected.append(Rejected(reason=str(exc), payload=raw, origin=QUARANTINE_ORIGIN, locator=locator,
                                              episode_id=_episode_id(task)))
@@ -80,24 +86,15 @@ def pull(lake, client: LabelStudio, project: str) -> PullReport:
     return report
 
 
-def _event(project_id: int, task: dict, ann: dict, users: dict) -> dict:
-    completed_by = ann.get("completed_by")
-    if isinstance(completed_by, int) and completed_by in users:
-        completed_by = {"id": completed_by, "email": users[completed_by].get("email")}
+def _event(project_id: int, task: dict, ann: dict) -> dict:
     updated = ann.get("updated_at") and ann.get("updated_at") != ann.get("created_at")
+    keep = ("id", "completed_by", "result", "created_at", "updated_at", "lead_time")
     return {"action": "ANNOTATION_UPDATED" if updated else "ANNOTATION_CREATED", "project": {"id": project_id},
             "task": {"id": task.get("id"), "data": task.get("data")},
-            "annotation": {"id": ann.get("id"), "completed_by": completed_by, "result": ann.get("result")}}
+            "annotation": {k: ann.get(k) for k in keep}}
 
 
 def _episode_id(task: dict) -> str | None:
     data = task.get("data")
     value = data.get("episode_id") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
-
-
-def _users(client: LabelStudio) -> dict[int, dict]:
-    try:
-        return client.users()
-    except LabelStudioError:  # a token without the right to list users: ids instead of emails
-        return {}

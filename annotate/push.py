@@ -1,18 +1,26 @@
 """Steps (or episodes) of the lake -> Label Studio tasks with the recorded action as a prediction.
 
-    push(lake, client, "fix-taps", preset="failed", frames_url="http://127.0.0.1:8765")
+    push(lake, client, "fix-taps", preset="failed", overlap=2)
 
-Selection: a preset (``failed``: steps of failed episodes; ``unverified``: episodes
-nobody verified or with an unknown outcome; ``random:0.05``: a deterministic 5 % sample
-by step) or an SQL condition over ``s`` (steps) and ``e`` (episodes), e.g.
-``--where "e.app = 'settings' AND s.action_type = 'tap'"``.
+Selection: a preset or an SQL condition over ``s`` (steps) and ``e`` (episodes, as
+resolved: ``episodes_resolved``, so a human verdict counts), e.g.
+``--where "e.app = 'settings' AND s.action_type = 'tap'"``. Presets:
 
-A step task shows the frame from the phoneloop API (``<frames_url>/frames/<sha>.png``,
-which sends ``Access-Control-Allow-Origin`` so the annotator's browser may load it)
-and pre-fills the recorded action: its point(s) as keypoints in percent of the frame
-with ``original_width``/``original_height``, the target element's bounds as a
-rectangle, its type, key, direction and text as choices and text. An episode task
-shows every frame in order with the recorded actions and the recorded outcome.
+- ``failed``: steps of failed episodes; ``unverified``: episodes nobody verified or
+  with an unknown outcome; ``random:0.05``: a deterministic 5 % sample by step;
+- ``low-confidence[:N]``: the N (default 100) steps with the lowest recorded policy
+  score or parse confidence (step meta ``score``, ``confidence`` or ``parse_confidence``);
+- ``disagreement``: steps where annotators disagree on the action type or the step's
+  correctness, or an annotator disagrees with the model (marked it incorrect, or
+  corrected it to another type);
+- ``uncertain-pairing``: steps the recorder flagged (``pairing = 'uncertain'``);
+- ``unjudged-real``: real-phone episodes whose outcome is still unknown.
+
+Tasks are built by ``annotate.tasks``; frames load in the annotator's browser from the
+phoneloop API at ``frames_url`` (default ``PHONELOOP_PUBLIC_URL``, else
+``http://127.0.0.1:8765``), with a signed, expiring token when ``sign`` is given.
+``overlap`` sets the project's maximum annotations per task (Label Studio hands a task
+to that many annotators).
 
 Idempotent: a step (or episode) already in the project is not pushed again.
 """
@@ -20,22 +28,38 @@ Idempotent: a step (or episode) already in the project is not pushed again.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from dataclasses import dataclass
 
 import duckdb
 
 from annotate import configs
 from annotate.client import LabelStudio
-from annotate.convert import TEXT_FIELD
 from annotate.errors import InvalidSelection, ProjectNotFound
-from datalake.types import Action
+from annotate.tasks import MODEL_VERSION, Signer, episode_tasks, prediction, step_tasks
+
+__all__ = ["MODEL_VERSION", "PRESETS", "PushReport", "condition", "episode_tasks", "prediction", "push",
+           "select_steps", "step_tasks"]
 
 DEFAULT_FRAMES_URL = "http://127.0.0.1:8765"
+_CONFIDENCE = ("coalesce(try_cast(json_extract(s.meta_json, '$.score') AS DOUBLE), "
+               "try_cast(json_extract(s.meta_json, '$.confidence') AS DOUBLE), "
+               "try_cast(json_extract(s.meta_json, '$.parse_confidence') AS DOUBLE))")
+_VOTE = ("coalesce(json_extract_string(a.action_json, '$.type'), "
+         "CASE WHEN a.step_correct = false THEN '__incorrect__' ELSE '__recorded__' END)")
+_STEP_ANNOTATIONS = ("FROM annotations a WHERE a.target = 'step' AND a.status = 'accepted' "
+                     "AND a.episode_id = s.episode_id AND a.step_index = s.step_index")
 PRESETS = {
     "failed": "e.outcome = 'failure'",
     "unverified": "(e.verified_by = 'none' OR e.outcome = 'unknown')",
+    "disagreement": (f"(EXISTS (SELECT 1 {_STEP_ANNOTATIONS} AND (a.step_correct = false OR "
+                     "json_extract_string(a.action_json, '$.type') <> s.action_type)) "
+                     f"OR (SELECT count(DISTINCT {_VOTE}) {_STEP_ANNOTATIONS}) > 1)"),
+    "uncertain-pairing": "s.pairing = 'uncertain'",
+    "unjudged-real": "e.phone = 'real' AND e.outcome = 'unknown'",
 }
-MODEL_VERSION = "recorded"
+PRESET_NAMES = "failed, unverified, random:FRACTION, low-confidence[:N], disagreement, uncertain-pairing, unjudged-real"
 _BATCH = 500
 
 
@@ -47,16 +71,24 @@ class PushReport:
     selected: int = 0
     pushed: int = 0
     skipped: int = 0  # already in the project
+    overlap: int = 1
 
 
-def condition(preset: str | None = None, where: str | None = None) -> tuple[str, float | None]:
-    """The SQL condition and the random fraction for a preset or a custom WHERE."""
+@dataclass(frozen=True)
+class Selection:
+    where: str
+    fraction: float | None = None  # a deterministic sample of this share
+    lowest: int | None = None  # only the N lowest-confidence steps
+
+
+def condition(preset: str | None = None, where: str | None = None) -> Selection:
+    """The SQL condition (and sample or limit) for a preset or a custom WHERE."""
     if (preset is None) == (where is None):
-        raise InvalidSelection("give exactly one of a preset (failed, unverified, random:FRACTION) or --where SQL")
+        raise InvalidSelection(f"give exactly one of a preset ({PRESET_NAMES}) or --where SQL")
     if where is not None:
-        return where, None
+        return Selection(where)
     if preset in PRESETS:
-        return PRESETS[preset], None
+        return Selection(PRESETS[preset])
     if preset.startswith("random:"):
         try:
             fraction = float(preset.removeprefix("random:"))
@@ -64,25 +96,36 @@ def condition(preset: str | None = None, where: str | None = None) -> tuple[str,
             fraction = -1.0
         if not 0 < fraction <= 1:
             raise InvalidSelection(f"random:FRACTION needs a fraction in (0, 1], got {preset!r}")
-        return "true", fraction
-    raise InvalidSelection(f"unknown preset {preset!r} (failed, unverified, random:FRACTION)")
+        return Selection("true", fraction=fraction)
+    low = re.fullmatch(r"low-confidence(?::(\d+))?", preset)
+    if low:
+        n = int(low.group(1) or 100)
+        if n < 1:
+            raise InvalidSelection(f"low-confidence:N needs N >= 1, got {preset!r}")
+        return Selection(f"{_CONFIDENCE} IS NOT NULL", lowest=n)
+    raise InvalidSelection(f"unknown preset {preset!r} ({PRESET_NAMES})")
 
 
 def select_steps(lake, preset: str | None = None, where: str | None = None) -> list[dict]:
     """The steps a selection names, with what a task needs, in episode and step order."""
-    cond, fraction = condition(preset, where)
+    sel = condition(preset, where)
+    order = f"{_CONFIDENCE}, e.episode_id, s.step_index LIMIT {sel.lowest}" if sel.lowest else \
+        "e.episode_id, s.step_index"
     sql = f"""
         SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json,
+               lead(s.frame_sha) OVER (PARTITION BY s.episode_id ORDER BY s.step_index) AS after_sha,
                e.instruction, e.app, e.outcome, e.num_steps
-        FROM steps s JOIN episodes e ON s.episode_id = e.episode_id
-        WHERE {cond}
-        ORDER BY e.episode_id, s.step_index"""
+        FROM steps s JOIN episodes_resolved e ON s.episode_id = e.episode_id
+        QUALIFY {sel.where}
+        ORDER BY {order}"""
     try:
         rows = lake.readonly_connection().sql(sql).to_arrow_table().to_pylist()
     except duckdb.Error as exc:
         raise InvalidSelection(f"the selection is not valid SQL over s (steps) and e (episodes): {exc}") from None
-    if fraction is not None:
-        rows = [r for r in rows if _sampled(r["episode_id"], r["step_index"], fraction)]
+    if sel.lowest:
+        rows.sort(key=lambda r: (r["episode_id"], r["step_index"]))
+    if sel.fraction is not None:
+        rows = [r for r in rows if _sampled(r["episode_id"], r["step_index"], sel.fraction)]
     return rows
 
 
@@ -91,24 +134,36 @@ def _sampled(episode_id: str, step_index: int, fraction: float) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < fraction
 
 
-def ensure_project(client: LabelStudio, title: str, kind: str) -> dict:
-    """The project with this title, created with the review interface of ``kind`` if missing."""
+def ensure_project(client: LabelStudio, title: str, kind: str, overlap: int | None = None) -> dict:
+    """The project with this title, created with the review interface of ``kind`` if missing;
+    its maximum annotations per task set to ``overlap`` when given."""
     try:
-        return client.project(title)
+        proj = client.project(title)
     except ProjectNotFound:
-        return client.create_project(title, configs.config(kind))
+        return client.create_project(title, configs.config(kind), maximum_annotations=overlap or 1)
+    if overlap is not None and proj.get("maximum_annotations") != overlap:
+        proj = client.update_project(proj["id"], maximum_annotations=overlap)
+    return proj
+
+
+def default_frames_url() -> str:
+    return os.environ.get("PHONELOOP_PUBLIC_URL", DEFAULT_FRAMES_URL)
 
 
 def push(lake, client: LabelStudio, project: str, *, preset: str | None = None, where: str | None = None,
-         kind: str = "step", frames_url: str = DEFAULT_FRAMES_URL) -> PushReport:
+         kind: str = "step", frames_url: str | None = None, overlap: int | None = None,
+         sign: Signer | None = None) -> PushReport:
     """Create the selected tasks in ``project`` (created if missing); returns what was pushed."""
     configs.config(kind)  # validates the kind before anything is created
+    if overlap is not None and overlap < 1:
+        raise InvalidSelection(f"overlap must be at least 1, got {overlap}")
     rows = select_steps(lake, preset, where)
-    proj = ensure_project(client, project, kind)
-    report = PushReport(project_id=proj["id"], project=project, kind=kind)
+    proj = ensure_project(client, project, kind, overlap)
+    report = PushReport(project_id=proj["id"], project=project, kind=kind,
+                        overlap=proj.get("maximum_annotations") or 1)
     existing = {_key(t.get("data") or {}) for t in client.tasks(proj["id"], full=False)}
-    frames = frames_url.rstrip("/")
-    tasks = step_tasks(rows, frames) if kind == "step" else episode_tasks(rows, frames)
+    frames = (frames_url or default_frames_url()).rstrip("/")
+    tasks = step_tasks(rows, frames, sign) if kind == "step" else episode_tasks(rows, frames, sign)
     report.selected = len(tasks)
     fresh = [t for t in tasks if _key(t["data"]) not in existing]
     report.skipped = len(tasks) - len(fresh)
@@ -120,66 +175,3 @@ def push(lake, client: LabelStudio, project: str, *, preset: str | None = None, 
 
 def _key(data: dict) -> tuple:
     return data.get("episode_id"), data.get("step_index")
-
-
-def step_tasks(rows: list[dict], frames_url: str) -> list[dict]:
-    return [{"data": {"image": f"{frames_url}/frames/{r['frame_sha']}.png", "episode_id": r["episode_id"],
-                      "step_index": r["step_index"], "frame_sha": r["frame_sha"], "instruction": r["instruction"],
-                      "app": r["app"], "recorded_action": r["action_json"]},
-             "predictions": [{"model_version": MODEL_VERSION,
-                              "result": prediction(Action.from_json(r["action_json"]),
-                                                   r["frame_width"], r["frame_height"])}]}
-            for r in rows]
-
-
-def episode_tasks(rows: list[dict], frames_url: str) -> list[dict]:
-    episodes: dict[str, dict] = {}
-    for r in rows:
-        ep = episodes.setdefault(r["episode_id"], {"instruction": r["instruction"], "outcome": r["outcome"],
-                                                   "images": [], "lines": []})
-        ep["images"].append(f"{frames_url}/frames/{r['frame_sha']}.png")
-        ep["lines"].append(f"{r['step_index'] + 1}. {r['action_json']}")
-    return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
-                      "steps_text": "\n".join(ep["lines"])},
-             "predictions": [{"model_version": MODEL_VERSION, "result": [
-                 _choice("outcome", "steps", ep["outcome"])]}]}
-            for eid, ep in episodes.items()]
-
-
-def prediction(action: Action, width: int, height: int) -> list[dict]:
-    """The recorded action as Label Studio result items (percent coordinates)."""
-    size = {"original_width": width, "original_height": height, "image_rotation": 0}
-    items: list[dict] = []
-    if action.point is not None:
-        label = "swipe_start" if action.type == "swipe" else "tap"
-        items.append(_keypoint("p0", action.x, action.y, label, width, height, size))
-    if action.x2 is not None and action.y2 is not None:
-        items.append(_keypoint("p1", action.x2, action.y2, "swipe_end", width, height, size))
-    if action.element is not None and action.element.bounds is not None:
-        x1, y1, x2, y2 = action.element.bounds
-        items.append({"id": "el", "type": "rectanglelabels", "from_name": "element", "to_name": "image", **size,
-                      "value": {"x": 100 * x1 / width, "y": 100 * y1 / height, "width": 100 * (x2 - x1) / width,
-                                "height": 100 * (y2 - y1) / height, "rotation": 0, "rectanglelabels": ["target"]}})
-    items.append(_choice("action_type", "image", action.type))
-    if action.key is not None:
-        items.append(_choice("key", "image", action.key))
-    if action.direction is not None:
-        items.append(_choice("direction", "image", action.direction))
-    if action.status is not None:
-        items.append(_choice("status", "image", action.status))
-    text = action.text if action.text is not None else getattr(action, TEXT_FIELD.get(action.type, "text"))
-    if text is not None:
-        items.append({"id": "tx", "type": "textarea", "from_name": "text", "to_name": "image",
-                      "value": {"text": [text]}})
-    return items
-
-
-def _keypoint(rid: str, x: float, y: float, label: str, width: int, height: int, size: dict) -> dict:
-    return {"id": rid, "type": "keypointlabels", "from_name": "point", "to_name": "image", **size,
-            "value": {"x": 100 * x / width, "y": 100 * y / height, "width": 1, "keypointlabels": [label]}}
-
-
-def _choice(name: str, to: str, value: str) -> dict:
-    return {"id": name, "type": "choices", "from_name": name, "to_name": to, "value": {"choices": [value]}}
-
-

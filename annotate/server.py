@@ -6,11 +6,16 @@
 - otherwise the local one ``serve(lake)`` started. ``serve`` creates (once) a separate
   virtualenv with ``label-studio`` (its pins clash with ours), generates an admin login
   and a 40-character API token into ``<lake>/labelstudio/credentials.json`` (mode 0600),
-  and starts ``label-studio start --no-browser --internal-host 127.0.0.1`` with its data
-  in ``<lake>/labelstudio/data``, analytics and version checks off, and webhooks to
-  private addresses allowed (``USE_DEFAULT_BANNED_SUBNETS=false``: the phoneloop API's
-  webhook runs on 127.0.0.1). It waits for ``/health`` on the exact port (Label Studio
-  silently moves to the next port when one is busy) and records the process in
+  and starts ``label-studio start --no-browser --internal-host HOST`` (127.0.0.1 unless
+  ``host`` says otherwise, e.g. 0.0.0.0 behind a reverse proxy; ``--host`` gets
+  ``PHONELOOP_LABEL_STUDIO_PUBLIC_URL`` when set) with its data in
+  ``<lake>/labelstudio/data`` and analytics and version checks off. Label Studio's SSRF
+  protection stays on: every reserved and private range is banned except the one
+  address of the phoneloop API (``api_url``, default ``PHONELOOP_API_URL`` or
+  http://127.0.0.1:8765), so the webhook reaches the API and nothing else on the
+  private network (Label Studio bans by address only: any port of that address is
+  reachable). It waits for ``/health`` on the exact port (Label Studio silently moves
+  to the next port when one is busy) and records the process in
   ``<lake>/labelstudio/server.json``. A second ``serve`` reuses the running server.
 
 The first start on a fresh data folder runs database migrations (about a minute); a
@@ -19,6 +24,7 @@ restart takes seconds. ``stop(lake)`` ends the process group it started.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import secrets
@@ -27,6 +33,8 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass
+
+import httpx
 from pathlib import Path
 
 from annotate.client import LabelStudio
@@ -37,6 +45,15 @@ DEFAULT_PORT = 8080
 START_TIMEOUT_S = 240.0
 USERNAME = "admin@phoneloop.local"
 _UNPREFIXED = ("USERNAME", "PASSWORD", "USER_TOKEN", "PORT", "HOST", "DATA_DIR")
+DEFAULT_API_URL = "http://127.0.0.1:8765"
+# Label Studio's own default banned subnets (core/utils/io.py, 1.23.2)
+BANNED_SUBNETS = (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
+    "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
+    "224.0.0.0/4", "233.252.0.0/24", "240.0.0.0/4", "255.255.255.255/32", "::/128", "::1/128", "::ffff:0:0/96",
+    "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001:0000::/32", "2001:20::/28",
+    "2001:db8::/32", "2002::/16", "fc00::/7", "fe80::/10", "ff00::/8",
+)
 
 
 @dataclass(frozen=True)
@@ -116,15 +133,16 @@ def running(lake_uri: str) -> Server | None:
     if state is None or not _alive(state.get("pid")) or not _is_label_studio(state["pid"]):
         return None
     server = _local(lake_uri, state["url"], state["pid"])
-    with server.client() as client:
-        return server if client.healthy() else None
+    return server if healthy(server.url) else None
 
 
-def serve(lake_uri: str, *, port: int | None = None, timeout: float = START_TIMEOUT_S, say=print) -> Server:
+def serve(lake_uri: str, *, port: int | None = None, host: str = "127.0.0.1", api_url: str | None = None,
+          timeout: float = START_TIMEOUT_S, say=print) -> Server:
     """Start (or reuse) the lake's local Label Studio and return it once /health answers.
 
     The port: ``port``, else the one the lake's server used last, else
     ``PHONELOOP_LABEL_STUDIO_PORT`` or 8080 — or any free port when that one is busy.
+    ``host`` is the bind address; ``api_url`` the phoneloop API the webhook may reach.
     """
     server = configured()
     if server is not None:
@@ -139,15 +157,19 @@ def serve(lake_uri: str, *, port: int | None = None, timeout: float = START_TIME
     exe = ensure_venv(say)
     creds = credentials(lake_uri)
     # a busy port would make Label Studio move silently to the next one: take a free one ourselves
-    port = _free_port(port or state.get("port") or int(os.environ.get("PHONELOOP_LABEL_STUDIO_PORT", DEFAULT_PORT)))
+    port = _free_port(port or state.get("port") or int(os.environ.get("PHONELOOP_LABEL_STUDIO_PORT", DEFAULT_PORT)),
+                      host)
     base = home(lake_uri)
     (base / "data").mkdir(parents=True, exist_ok=True)
     log = open(base / "server.log", "ab")
-    proc = subprocess.Popen([str(exe), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port)],
-                            env=_env(base, creds), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            cwd=base, start_new_session=True)
+    args = [str(exe), "start", "--no-browser", "--internal-host", host, "--port", str(port)]
+    if os.environ.get("PHONELOOP_LABEL_STUDIO_PUBLIC_URL"):
+        args += ["--host", os.environ["PHONELOOP_LABEL_STUDIO_PUBLIC_URL"]]
+    api = api_url or os.environ.get("PHONELOOP_API_URL", DEFAULT_API_URL)
+    proc = subprocess.Popen(args, env=_env(base, creds, api), stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, cwd=base, start_new_session=True)
     log.close()
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::', '') else host}:{port}"
     _write_state(lake_uri, {"pid": proc.pid, "port": port, "url": url})
     say(f"starting Label Studio on {url} (first start migrates its database: about a minute) ...")
     _wait_healthy(proc.pid, url, base / "server.log", timeout)
@@ -197,7 +219,34 @@ def _local(lake_uri: str, url: str, pid: int) -> Server:
                   username=creds["username"], password=creds["password"], pid=pid)
 
 
-def _env(base: Path, creds: dict) -> dict[str, str]:
+def banned_subnets(api_url: str) -> list[str]:
+    """Label Studio's banned subnets with exactly the API's address taken out."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(api_url).hostname or "127.0.0.1"
+    try:
+        allowed = ipaddress.ip_address(socket.gethostbyname(host) if not _is_ip(host) else host)
+    except (OSError, ValueError):
+        return list(BANNED_SUBNETS)
+    out: list[str] = []
+    for subnet in map(ipaddress.ip_network, BANNED_SUBNETS):
+        if subnet.version == allowed.version and allowed in subnet:
+            single = ipaddress.ip_network(f"{allowed}/{allowed.max_prefixlen}")
+            out.extend(str(n) for n in sorted(subnet.address_exclude(single)))
+        else:
+            out.append(str(subnet))
+    return out
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _env(base: Path, creds: dict, api_url: str = DEFAULT_API_URL) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _UNPREFIXED and not k.startswith("LABEL_STUDIO_")}
     env.update({
         "LABEL_STUDIO_BASE_DATA_DIR": str(base / "data"),
@@ -205,7 +254,9 @@ def _env(base: Path, creds: dict) -> dict[str, str]:
         "LABEL_STUDIO_USER_TOKEN": creds["token"], "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
         "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
         "COLLECT_ANALYTICS": "false", "LATEST_VERSION_CHECK": "false", "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "",
-        "USE_DEFAULT_BANNED_SUBNETS": "false",  # the phoneloop webhook listens on 127.0.0.1
+        "SSRF_PROTECTION_ENABLED": "true",
+        "USE_DEFAULT_BANNED_SUBNETS": "false",  # replaced by the same list minus the API's address:
+        "USER_ADDITIONAL_BANNED_SUBNETS": ",".join(banned_subnets(api_url)),
         "PYTHONUNBUFFERED": "1",
     })
     return env
@@ -213,15 +264,23 @@ def _env(base: Path, creds: dict) -> dict[str, str]:
 
 def _wait_healthy(pid: int, url: str, log: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    with LabelStudio(url, "") as client:
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                raise ServerFailedToStart(f"Label Studio exited:\n{_tail(log)}")
-            if client.healthy():
-                return
-            time.sleep(1.0)
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            raise ServerFailedToStart(f"Label Studio exited:\n{_tail(log)}")
+        if healthy(url):
+            return
+        time.sleep(1.0)
     _signal_group(pid, signal.SIGKILL)
     raise ServerFailedToStart(f"Label Studio did not answer {url}/health within {timeout:.0f} s:\n{_tail(log)}")
+
+
+def healthy(url: str) -> bool:
+    """Whether ``<url>/health`` answers UP (without the token, and without loading the SDK)."""
+    try:
+        response = httpx.get(f"{url}/health", timeout=3, trust_env=False)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and "UP" in response.text
 
 
 def _tail(log: Path, lines: int = 20) -> str:
@@ -231,11 +290,11 @@ def _tail(log: Path, lines: int = 20) -> str:
         return "(no log)"
 
 
-def _free_port(preferred: int) -> int:
+def _free_port(preferred: int, host: str = "127.0.0.1") -> int:
     for port in (preferred, 0):
         with socket.socket() as sock:
             try:
-                sock.bind(("127.0.0.1", port))
+                sock.bind((host, port))
             except OSError:
                 continue
             return sock.getsockname()[1]

@@ -79,6 +79,7 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
     app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
+    webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
     app.include_router(router)
     app.include_router(reads)
     app.include_router(frames)

@@ -69,9 +69,15 @@ async def read_access(request: Request, credentials: HTTPAuthorizationCredential
 
 
 def frame_access_allowed(request: Request) -> bool:
-    """Whether a frame request carries its own proof of access (a signed URL); False until signed
-    frame URLs (the annotation issue) are merged — then it checks the signature here."""
-    return False
+    """Whether a frame request carries its own proof of access: a signed, unexpired
+    ``?token=`` for exactly this frame (``api/signing.py``, used in Label Studio tasks)."""
+    from api.signing import FrameSigner
+
+    token = request.query_params.get("token")
+    api_token = _settings(request).token
+    if not token or not api_token or len(token) > 80:
+        return False
+    return FrameSigner.from_api_token(api_token).valid(request.path_params.get("sha", ""), token)
 
 
 async def frame_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:

@@ -2,37 +2,54 @@
 
     .venv/bin/python bench/annotate_bench.py           # 1,000 steps (100 episodes of 10)
     .venv/bin/python bench/annotate_bench.py --quick   # 100 steps
+    .venv/bin/python bench/annotate_bench.py --server-lake /tmp/lake  # reuse that lake's Label Studio
 
 Starts a local Label Studio for a temporary lake (``annotate.server.serve``; the first
-start migrates its database, which is not timed), then measures:
+start migrates its database, which is not timed), then measures, in the same run:
 
-- push: ``annotate.push.push`` (select steps in the lake, build tasks with predictions,
-  check which steps the project already has, import in batches) against the baseline of
-  a bare ``POST /api/projects/{id}/import`` of the same prepared task dicts into a
-  second project;
-- pull: ``annotate.pull.pull`` (export, convert percent -> px, check ids, one lake
-  commit) against the baseline of the bare JSON export it reads.
+- push: ``annotate.push.push`` through the SDK client (``annotate.client``) against
+  today's figure: the same push through the hand-written httpx client it replaced
+  (``HttpxClient`` below, the former ``annotate/client.py`` calls), and against a bare
+  import of the same prepared task dicts;
+- pull: ``annotate.pull.pull`` through the SDK against the same pull through the httpx
+  client, and against the bare JSON export it reads;
+- webhook ingest latency: real payloads Label Studio posted (captured by a loopback
+  receiver while the annotations were created) replayed one at a time to the phoneloop
+  API's ``POST /webhooks/label-studio`` (uvicorn on 127.0.0.1, one lake commit each):
+  p50 and p99 in ms.
 
 Annotations are created through the API first (one POST per task, as annotators'
-browsers do; that time is printed too). Prints tasks/s and the ratio to the baseline;
-timings are printed, never asserted.
+browsers do; that time is printed too). Prints tasks/s and the ratios; timings are
+printed, never asserted. The machine is shared: run twice and compare ratios, not
+absolute figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import BytesIO
 from pathlib import Path
 
+import httpx
+import uvicorn
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotate import pull, push  # noqa: E402
+from annotate import configs, hooks, pull, push  # noqa: E402
 from annotate import server as ls  # noqa: E402
+from annotate.convert import to_row  # noqa: E402
+from annotate.people import People  # noqa: E402
+from annotate.tasks import step_tasks  # noqa: E402
+from api.app import create_app  # noqa: E402
+from api.settings import ApiSettings  # noqa: E402
 from datalake.lake import Lake  # noqa: E402
 from datalake.types import Action, Device, Episode, Observation, Step  # noqa: E402
 
@@ -58,6 +75,54 @@ def episodes(n_episodes: int, n_steps: int) -> list[Episode]:
     return out
 
 
+class HttpxClient:
+    """Today's baseline: the hand-written httpx calls ``annotate/client.py`` made before the SDK."""
+
+    def __init__(self, url: str, token: str):
+        self._http = httpx.Client(base_url=url, timeout=120, trust_env=False,
+                                  headers={"Authorization": f"Token {token}"})
+
+    def _call(self, method, path, **kw):
+        response = self._http.request(method, path, **kw)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def project(self, title):
+        from annotate.errors import ProjectNotFound
+
+        body = self._call("GET", "/api/projects", params={"page_size": 1000})
+        for p in body["results"] if isinstance(body, dict) else body:
+            if p["title"] == title:
+                return p
+        raise ProjectNotFound(title)
+
+    def create_project(self, title, label_config, **fields):
+        return self._call("POST", "/api/projects", json={"title": title, "label_config": label_config, **fields})
+
+    def import_tasks(self, project_id, tasks):
+        return self._call("POST", f"/api/projects/{project_id}/import", json=tasks)
+
+    def tasks(self, project_id, *, full=True, page_size=1000):
+        out, page = [], 1
+        while True:
+            try:
+                body = self._call("GET", "/api/tasks", params={"project": project_id, "page": page,
+                                                               "page_size": page_size,
+                                                               "fields": "all" if full else "task_only"})
+            except httpx.HTTPStatusError:
+                return out
+            out.extend(body["tasks"])
+            if len(out) >= body.get("total", 0) or not body["tasks"]:
+                return out
+            page += 1
+
+    def export(self, project_id):
+        return self._call("GET", f"/api/projects/{project_id}/export", params={"exportType": "JSON"})
+
+    def users(self):
+        return {u["id"]: u for u in self._call("GET", "/api/users")}
+
+
 def timed(fn):
     start = time.perf_counter()
     value = fn()
@@ -67,41 +132,112 @@ def timed(fn):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100 steps instead of 1,000")
+    parser.add_argument("--server-lake", help="a lake whose Label Studio to use (started if needed, kept running)")
     args = parser.parse_args()
     n_episodes, n_steps = (10, 10) if args.quick else (100, 10)
     total = n_episodes * n_steps
     with tempfile.TemporaryDirectory(prefix="phoneloop-annotate-bench-") as tmp:
-        lake = Lake.init(Path(tmp) / "lake")
-        lake.write_episodes(episodes(n_episodes, n_steps))
+        lakes = [Lake.init(Path(tmp) / name) for name in ("sdk", "httpx")]
+        for lake in lakes:
+            lake.write_episodes(episodes(n_episodes, n_steps))
+        home = args.server_lake or lakes[0].uri
         print(f"{total} steps in the lake; starting Label Studio (first start migrates: ~1 min) ...")
-        (server, startup) = timed(lambda: ls.serve(lake.uri, say=lambda m: None))
+        (server, startup) = timed(lambda: ls.serve(home, say=lambda m: None))
         print(f"Label Studio up in {startup:.1f} s at {server.url}")
         try:
             with server.client() as client:
-                run(lake, client, total)
+                run(lakes, client, HttpxClient(server.url, server.token), total, Path(tmp).name)
         finally:
-            ls.stop(lake.uri)
+            if not args.server_lake:
+                ls.stop(home)
 
 
-def run(lake: Lake, client, total: int) -> None:
-    rows = push.select_steps(lake, where="true")
-    prepared = push.step_tasks(rows, push.DEFAULT_FRAMES_URL)
-    base = client.create_project("baseline", push.configs.step_review())
-    _, base_s = timed(lambda: [client.import_tasks(base["id"], prepared[i:i + 500])
+def run(lakes: list[Lake], client, baseline, total: int, tag: str) -> None:
+    sdk_lake, httpx_lake = lakes
+    rows = push.select_steps(sdk_lake, where="true")
+    prepared = step_tasks(rows, push.DEFAULT_FRAMES_URL)
+    bare = client.create_project(f"bare-{tag}", configs.step_review())
+    _, bare_s = timed(lambda: [client.import_tasks(bare["id"], prepared[i:i + 500])
                                for i in range(0, len(prepared), 500)])
-    report, push_s = timed(lambda: push.push(lake, client, "bench", where="true"))
-    assert report.pushed == total, report
-    again, again_s = timed(lambda: push.push(lake, client, "bench", where="true"))
-    print(f"push     {total / push_s:8.1f} tasks/s   baseline bare import {total / base_s:8.1f} tasks/s   "
-          f"ratio {base_s / push_s:.2f}   (a repeated push that skips all: {again_s:.2f} s)")
+    old, old_s = timed(lambda: push.push(httpx_lake, baseline, f"httpx-{tag}", where="true"))
+    report, push_s = timed(lambda: push.push(sdk_lake, client, f"sdk-{tag}", where="true"))
+    assert report.pushed == old.pushed == total, (report, old)
+    _, again_s = timed(lambda: push.push(sdk_lake, client, f"sdk-{tag}", where="true"))
+    print(f"push     SDK {total / push_s:7.1f} tasks/s   httpx (today) {total / old_s:7.1f} tasks/s   "
+          f"ratio {old_s / push_s:.2f}   bare import {total / bare_s:7.1f} tasks/s   "
+          f"(a repeated push that skips all: {again_s:.2f} s)")
+    got, receiver = _receiver()
+    hooks.register(client, f"sdk-{tag}", receiver, "bench")
     tasks = client.tasks(report.project_id)
     _, annotate_s = timed(lambda: [client.create_annotation(t["id"], t["predictions"][0]["result"]) for t in tasks])
-    print(f"annotate {total / annotate_s:8.1f} annotations/s created through the API (one POST each)")
+    print(f"annotate {total / annotate_s:7.1f} annotations/s created through the API (one POST each, "
+          "Label Studio posting each to the webhook receiver)")
     _, export_s = timed(lambda: client.export(report.project_id))
-    pulled, pull_s = timed(lambda: pull.pull(lake, client, "bench"))
-    assert pulled.written == total, pulled
-    print(f"pull     {total / pull_s:8.1f} tasks/s   baseline bare export {total / export_s:8.1f} tasks/s   "
-          f"ratio {export_s / pull_s:.2f}")
+    old_pull, old_pull_s = timed(lambda: pull.pull(httpx_lake, baseline, f"sdk-{tag}"))  # same project, own lake
+    pulled, pull_s = timed(lambda: pull.pull(sdk_lake, client, f"sdk-{tag}"))
+    assert pulled.written == old_pull.written == total, (pulled, old_pull)
+    print(f"pull     SDK {total / pull_s:7.1f} tasks/s   httpx (today) {total / old_pull_s:7.1f} tasks/s   "
+          f"ratio {old_pull_s / pull_s:.2f}   bare export {total / export_s:7.1f} tasks/s")
+    _webhook_latency(got[:200])
+
+
+def _receiver():
+    got = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            got.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return got, f"http://127.0.0.1:{server.server_port}"
+
+
+def _webhook_latency(payloads: list[bytes]) -> None:
+    """Replay captured payloads to the API's webhook into a fresh lake: ms per delivery."""
+    with tempfile.TemporaryDirectory(prefix="phoneloop-webhook-bench-") as tmp:
+        lake = Lake.init(Path(tmp) / "lake")
+        lake.write_episodes(episodes(100, 10))
+        port = _free_port()
+        api = uvicorn.Server(uvicorn.Config(create_app(lake, ApiSettings(webhook_secret="bench", refresh_s=0.0)),
+                                            host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=api.run, daemon=True)
+        thread.start()
+        while not api.started:
+            time.sleep(0.05)
+        rows = [to_row(lake, json.loads(b), People()) for b in payloads[:20]]
+        bare = []
+        for row in rows:  # baseline: the bare lake commit of one row
+            bare.append(timed(lambda: lake.append("annotations", [row]))[1] * 1000)
+        times = []
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=30) as http:
+            for body in payloads:
+                start = time.perf_counter()
+                response = http.post(hooks.ROUTE, content=body, headers={hooks.SECRET_HEADER: "bench",
+                                                                         "Content-Type": "application/json"})
+                times.append((time.perf_counter() - start) * 1000)
+                assert response.status_code == 201, response.text
+        api.should_exit = True
+        thread.join(10)
+    times.sort()
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    print(f"webhook  {len(times)} real payloads replayed to the API: ingest p50 {statistics.median(times):.1f} ms, "
+          f"p99 {p99:.1f} ms; baseline bare one-row lake append p50 {statistics.median(bare):.1f} ms "
+          f"(ratio {statistics.median(bare) / statistics.median(times):.2f})")
+    assert all(json.loads(b)["annotation"]["completed_by"] for b in payloads)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ Episodes carry ``source=oracle``, device kind ``mock``, ``meta.phone="mock"``,
 ``meta.seed``, ``meta.perturbation`` (profile and seed), the noise and detour rates,
 and ``meta.detour_steps`` / ``meta.noise_steps``: the indices of the steps that are a
 detour (mistake + recovery) or human noise (pauses, the first burst of split typing).
+Each step says the same in its own meta: ``label`` (oracle | detour | noise) and, for
+detour steps, ``detour_kind`` (so ``steps.meta_json`` can be filtered in SQL).
 """
 
 from __future__ import annotations
@@ -229,7 +231,11 @@ def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: 
     labels = {"detour_steps": policy.steps_labelled("detour"), "noise_steps": policy.steps_labelled("noise")}
     if policy.detour_kind is not None:
         labels["detour_kind"] = policy.detour_kind
-    episode = replace(episode, meta={**episode.meta, **labels})
+    detour, noise = set(labels["detour_steps"]), set(labels["noise_steps"])
+    steps = tuple(replace(step, meta={**step.meta, "label": "detour" if i in detour else "noise" if i in noise
+                                      else "oracle", **({"detour_kind": policy.detour_kind} if i in detour else {})})
+                  for i, step in enumerate(episode.steps))
+    episode = replace(episode, steps=steps, meta={**episode.meta, **labels})
     results.put({"kind": "episode", "worker": index, "outcome": episode.outcome,
                  "detoured": bool(labels["detour_steps"])})
     return episode

@@ -32,7 +32,10 @@ from datalake import schema as S
 #   1. a reviewer's verdict wins: the newest review row that fixes or rejects
 #      (a review that only accepts leaves the annotators' answer standing);
 #   2. else the majority of annotators, each counted once by their newest row (so an
-#      edit A -> B -> A counts as A); a tie goes to the answer of the most experienced
+#      edit A -> B -> A counts as A); two step answers agree when they are the same
+#      action with every point within 14 device px (taps a few pixels apart are one
+#      vote); a row's support is the number of annotators who agree with it, and the
+#      row with the most support wins; a tie goes to the answer of the most experienced
 #      annotator (most annotations in the lake), then to the newest;
 #   3. with one annotator that is simply their newest row.
 # Candidate rows are accepted annotations and review rows; time is Label Studio's
@@ -56,16 +59,22 @@ _JUDGEMENTS = """
         QUALIFY row_number() OVER (PARTITION BY {key}, who ORDER BY t DESC, created_at DESC, annotation_id DESC) = 1
     ),
     votes AS (
-        SELECT p.*, {vote} AS vote, coalesce(x.n, 0) AS experience FROM personal p LEFT JOIN experience x USING (who)
+        SELECT p.*, {vote} AS vote, {vx} AS vx, {vy} AS vy, coalesce(x.n, 0) AS experience
+        FROM personal p LEFT JOIN experience x USING (who)
+    ),
+    agreeing AS (
+        SELECT v.annotation_id, count(*) AS support, max(w.experience) AS best_experience
+        FROM votes v JOIN votes w ON {same_target} AND w.vote = v.vote
+             AND ((v.vx IS NULL AND w.vx IS NULL)
+                  OR sqrt((v.vx - w.vx) ** 2 + (v.vy - w.vy) ** 2) <= {near_px})
+        GROUP BY v.annotation_id
     ),
     tallied AS (
-        SELECT *, count(*) OVER (PARTITION BY {key}, vote) AS support,
-               max(experience) OVER (PARTITION BY {key}, vote) AS best_experience,
-               count(*) OVER (PARTITION BY {key}) AS voters
-        FROM votes
+        SELECT v.*, g.support, g.best_experience, count(*) OVER (PARTITION BY {key}) AS voters
+        FROM votes v JOIN agreeing g USING (annotation_id)
     ),
     majority AS (
-        SELECT * EXCLUDE (who, t, review, vote, experience, support, best_experience, voters),
+        SELECT * EXCLUDE (who, t, review, vote, vx, vy, experience, support, best_experience, voters),
                CASE WHEN voters = 1 THEN 'latest' ELSE 'majority' END AS resolved_by,
                voters AS annotators
         FROM tallied
@@ -79,8 +88,17 @@ _JUDGEMENTS = """
     )
 """
 
-_STEP_VOTE = ("CASE WHEN action_json IS NOT NULL THEN action_json "
-              "WHEN step_correct = false THEN '__incorrect__' ELSE '__recorded__' END")
+NEAR_PX = 14  # two corrected points this close (device px) are the same answer
+_ACTION_FIELDS = ("type", "text", "key", "direction", "status", "app", "command", "name", "seconds")
+_STEP_VOTE = ("CASE WHEN action_json IS NOT NULL THEN concat_ws('|', "
+              + ", ".join(f"coalesce(json_extract_string(action_json, '$.{f}'), '')" for f in _ACTION_FIELDS)
+              + ") WHEN step_correct = false THEN '__incorrect__' ELSE '__recorded__' END")
+_POINT = "try_cast(json_extract(action_json, '$.{}') AS DOUBLE)"
+_STEP_RULE = dict(target="step", key="episode_id, step_index", answer="action_json", vote=_STEP_VOTE,
+                  vx=_POINT.format("x"), vy=_POINT.format("y"), near_px=NEAR_PX,
+                  same_target="w.episode_id = v.episode_id AND w.step_index = v.step_index")
+_EPISODE_RULE = dict(target="episode", key="episode_id", answer="outcome", vote="coalesce(outcome, '')",
+                     vx="NULL::DOUBLE", vy="NULL::DOUBLE", near_px=NEAR_PX, same_target="w.episode_id = v.episode_id")
 
 RESOLVED_VIEWS = {
     "episodes": """
@@ -92,8 +110,7 @@ RESOLVED_VIEWS = {
         SEMI JOIN episodes e ON s.episode_id = e.episode_id AND s.batch_id = e.batch_id
     """,
     "steps_by_batch": "SELECT * FROM steps_raw WHERE batch_id IN (SELECT batch_id FROM episodes_raw)",
-    "steps_resolved": "WITH " + _JUDGEMENTS.format(
-        target="step", key="episode_id, step_index", answer="action_json", vote=_STEP_VOTE) + """
+    "steps_resolved": "WITH " + _JUDGEMENTS.format(**_STEP_RULE) + """
         SELECT s.* REPLACE (
                    coalesce(json_extract_string(a.action_json, '$.type'), s.action_type) AS action_type,
                    coalesce(a.action_json, s.action_json) AS action_json,
@@ -109,8 +126,7 @@ RESOLVED_VIEWS = {
         FROM steps s
         LEFT JOIN judged a ON a.episode_id = s.episode_id AND a.step_index = s.step_index
     """,
-    "episodes_resolved": "WITH " + _JUDGEMENTS.format(
-        target="episode", key="episode_id", answer="outcome", vote="coalesce(outcome, '')") + """
+    "episodes_resolved": "WITH " + _JUDGEMENTS.format(**_EPISODE_RULE) + """
         SELECT e.* REPLACE (
                    coalesce(j.outcome, e.outcome) AS outcome,
                    CASE WHEN j.outcome IS NOT NULL THEN 'human' ELSE e.verified_by END AS verified_by),

@@ -66,6 +66,27 @@ def test_pull_with_quarantined_annotations_exits_1(configured, lake, project):
     result = invoke("pull", "--lake", lake.uri, "--project", project)
     assert result.exit_code == 1
     assert "quarantined" in result.output and "stars" in result.output
+    again = invoke("pull", "--lake", lake.uri, "--project", project, "--json")  # nothing new failed
+    assert again.exit_code == 0, again.output
+    assert (json.loads(again.output)["quarantined"], json.loads(again.output)["already_quarantined"]) == (0, 1)
+
+
+def test_users_add_and_list_and_push_with_overlap(configured, lake, project):
+    email = f"rev-{project}@example.com"
+    added = invoke("users", "add", email, "--role", "reviewer", "--lake", lake.uri, "--json")
+    assert added.exit_code == 0, added.output
+    user = json.loads(added.output)
+    assert user["role"] == "reviewer" and user["password"]
+    again = json.loads(invoke("users", "add", email, "--role", "reviewer", "--lake", lake.uri, "--json").output)
+    assert again["id"] == user["id"] and again["password"] is None  # found, not created twice
+    listed = json.loads(invoke("users", "list", "--lake", lake.uri, "--json").output)
+    assert {"id": user["id"], "email": email, "role": "reviewer"} in listed
+    assert "role must be one of" in invoke("users", "add", "x@example.com", "--role", "boss", "--lake",
+                                           lake.uri).output
+    lake.write_episodes([episode(seed=23, n_steps=2, outcome="failure")])
+    pushed = invoke("push", "--lake", lake.uri, "--project", project, "--preset", "failed", "--overlap", "3", "--json")
+    assert pushed.exit_code == 0, pushed.output and json.loads(pushed.output)["overlap"] == 3
+    assert json.loads(pushed.output)["overlap"] == 3
 
 
 @pytest.mark.parametrize("args, message", [

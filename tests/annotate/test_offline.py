@@ -20,7 +20,7 @@ def test_interfaces_are_xml_with_the_controls_pull_reads():
     assert {"image", "point", "element", "text", "note", *convert.CHOICES} - {"outcome"} <= names
     episode_view = ET.fromstring(configs.episode_review())
     assert {"outcome", "note"} <= {el.get("name") for el in episode_view.iter()}
-    assert episode_view.find("Image").get("valueList") == "$images"
+    assert next(episode_view.iter("Image")).get("valueList") == "$images"
 
 
 def test_kind_of_tells_the_interfaces_apart():

@@ -77,6 +77,10 @@ def test_detour_steps_are_labelled_and_recovered_from(collected):
             assert first["type"] == "open_app" and first["app"] not in REGISTRY[ep["task"]].app_names
         assert actions[-1]["type"] == "terminate" and len(actions) - 1 not in detour
         assert ep["outcome"] == "success"  # the recovery worked: the verifier passed it
+        labelled = [r["i"] for r in lake.sql(
+            "select step_index AS i from steps where episode_id = ? "
+            "and json_extract_string(meta_json, '$.label') = 'detour' order by i", [ep["episode_id"]]).to_pylist()]
+        assert labelled == detour  # the same steps are labelled in step meta
 
 
 def test_worker_killed_mid_episode_is_reported_with_task_and_seed(lake):

@@ -1,0 +1,132 @@
+"""Lake rows -> Label Studio task dicts: the frames, the recorded action as a prediction and in words.
+
+A step task carries its before frame (``image``), the next step's frame (``after_image``;
+the last step shows its own frame again), the instruction, the recorded action as JSON
+(``recorded_action``, read back by ``annotate.convert``) and in words (``action_text``,
+e.g. ``tap 'Wi-Fi' at 540,1210``), and a prediction drawing the recorded action on the
+before frame: its point(s) as keypoints in percent of the frame with
+``original_width``/``original_height`` (a swipe's start and end), the target element's
+bounds as a box, its type, key, direction, status and text as choices and text. An
+episode task shows every frame in order with each action in words, and the recorded
+outcome as a prediction.
+
+Frame URLs are ``<frames_url>/frames/<sha>.png``, with ``?token=...`` when a signer is
+given (``api.signing``: the API then serves the frame without a bearer token).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from annotate.convert import TEXT_FIELD
+from datalake.types import Action
+
+MODEL_VERSION = "recorded"
+Signer = Callable[[str], str]  # frame sha -> "token=..." query
+
+
+def frame_url(frames_url: str, sha: str, sign: Signer | None = None) -> str:
+    url = f"{frames_url}/frames/{sha}.png"
+    return f"{url}?{sign(sha)}" if sign else url
+
+
+def in_words(action: Action) -> str:
+    """The action as a person says it: ``tap 'Wi-Fi' at 540,1210``, ``swipe 10,900 -> 10,200``."""
+    name = action.element.text or action.element.content_desc or action.element.resource_id \
+        if action.element is not None else None
+    target = f" {name!r}" if name else ""
+    at = f" at {action.x:g},{action.y:g}" if action.x is not None and action.y is not None else ""
+    kind = action.type.replace("_", " ")
+    if action.type == "swipe":
+        return f"swipe {action.x:g},{action.y:g} -> {action.x2:g},{action.y2:g}"
+    if action.type == "scroll":
+        return f"scroll {action.direction}{target}{at}"
+    if action.type == "input_text":
+        return f"type {action.text!r}{target}{at}"
+    if action.type == "key":
+        return f"press {action.key}"
+    if action.type == "open_app":
+        return f"open app {action.app!r}"
+    if action.type in ("answer", "ask_user"):
+        return f"{kind} {action.text!r}"
+    if action.type == "terminate":
+        return f"terminate ({action.status})"
+    if action.type == "shell":
+        return f"shell {action.command!r}"
+    if action.type == "tool":
+        return f"tool {action.name!r}"
+    return f"{kind}{target}{at}"
+
+
+def step_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None) -> list[dict]:
+    out = []
+    for r in rows:
+        action = Action.from_json(r["action_json"])
+        after = r.get("after_sha") or r["frame_sha"]
+        out.append({"data": {
+            "image": frame_url(frames_url, r["frame_sha"], sign), "after_image": frame_url(frames_url, after, sign),
+            "after_caption": "after" if r.get("after_sha") else "after (last step: no later frame)",
+            "episode_id": r["episode_id"], "step_index": r["step_index"], "frame_sha": r["frame_sha"],
+            "instruction": r["instruction"], "app": r["app"], "recorded_action": r["action_json"],
+            "action_text": f"step {r['step_index'] + 1}/{r['num_steps']}: {in_words(action)}"},
+            "predictions": [{"model_version": MODEL_VERSION,
+                             "result": prediction(action, r["frame_width"], r["frame_height"])}]})
+    return out
+
+
+def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None) -> list[dict]:
+    episodes: dict[str, dict] = {}
+    for r in rows:
+        ep = episodes.setdefault(r["episode_id"], {"instruction": r["instruction"], "outcome": r["outcome"],
+                                                   "images": [], "lines": [], "overlay": []})
+        action = Action.from_json(r["action_json"])
+        ep["images"].append(frame_url(frames_url, r["frame_sha"], sign))
+        ep["lines"].append(f"{r['step_index'] + 1}. {in_words(action)}")
+        for item in prediction(action, r["frame_width"], r["frame_height"]):  # each step's overlay on its frame
+            if item["from_name"] in ("point", "element"):
+                ep["overlay"].append({**item, "id": f"s{len(ep['images'])}{item['id']}", "to_name": "frames",
+                                      "item_index": len(ep["images"]) - 1})
+    return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
+                      "steps_text": "\n".join(ep["lines"])},
+             "predictions": [{"model_version": MODEL_VERSION, "result": [
+                 *ep["overlay"], _choice("outcome", "steps", ep["outcome"])]}]}
+            for eid, ep in episodes.items()]
+
+
+def prediction(action: Action, width: int, height: int) -> list[dict]:
+    """The recorded action as Label Studio result items (percent coordinates)."""
+    size = {"original_width": width, "original_height": height, "image_rotation": 0}
+    items: list[dict] = []
+    if action.point is not None:
+        label = "swipe_start" if action.type == "swipe" else "tap"
+        items.append(_keypoint("p0", action.x, action.y, label, width, height, size))
+    if action.x2 is not None and action.y2 is not None:
+        items.append(_keypoint("p1", action.x2, action.y2, "swipe_end", width, height, size))
+    if action.element is not None and action.element.bounds is not None:
+        x1, y1, x2, y2 = action.element.bounds
+        items.append({"id": "el", "type": "rectanglelabels", "from_name": "element", "to_name": "image", **size,
+                      "value": {"x": 100 * x1 / width, "y": 100 * y1 / height, "width": 100 * (x2 - x1) / width,
+                                "height": 100 * (y2 - y1) / height, "rotation": 0, "rectanglelabels": ["target"]}})
+    items.append(_choice("action_type", "image", action.type))
+    if action.key is not None:
+        items.append(_choice("key", "image", action.key))
+    if action.direction is not None:
+        items.append(_choice("direction", "image", action.direction))
+    if action.status is not None:
+        items.append(_choice("status", "image", action.status))
+    text = action.text if action.text is not None else getattr(action, TEXT_FIELD.get(action.type, "text"))
+    if text is not None:
+        items.append({"id": "tx", "type": "textarea", "from_name": "text", "to_name": "image",
+                      "value": {"text": [text]}})
+    return items
+
+
+def _keypoint(rid: str, x: float, y: float, label: str, width: int, height: int, size: dict) -> dict:
+    return {"id": rid, "type": "keypointlabels", "from_name": "point", "to_name": "image", **size,
+            "value": {"x": 100 * x / width, "y": 100 * y / height, "width": 1, "keypointlabels": [label]}}
+
+
+def _choice(name: str, to: str, value: str) -> dict:
+    return {"id": name, "type": "choices", "from_name": name, "to_name": to, "value": {"choices": [value]}}
+
+
