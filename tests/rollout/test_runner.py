@@ -47,7 +47,7 @@ def test_a_policy_that_says_done_without_doing_the_task_fails(lake):
         report = rollout(lake.uri, RolloutSpec(policy=server.url, tasks="SettingsWifiOn", phones="mock:1"))
     assert report.outcomes == {"failure": 1}
     (row,) = episodes(lake)
-    assert row["num_steps"] == 1 and row["policy"] == "endpoint:default"
+    assert row["num_steps"] == 1 and row["policy"] == f"endpoint:default@{server.url.split('://')[1]}"
 
 
 def test_unparseable_model_output_is_an_invalid_step_not_a_crash(lake):
@@ -86,7 +86,7 @@ def test_endpoint_errors_are_policy_errors():
     with ChatServer(lambda body: "", status=400) as server:
         with pytest.raises(PolicyError, match="answered 400"):
             openai_generate(server.url, options)([{"role": "user", "content": []}], [])
-    with pytest.raises(PolicyError, match="unreachable"):
+    with pytest.raises(PolicyError, match="failed after 1 tries"):
         openai_generate("http://127.0.0.1:9/v1", options)([{"role": "user", "content": []}], [])
 
 
