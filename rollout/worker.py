@@ -138,7 +138,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
             episode = run_episode(phone, recorder, task, seed=seed, max_steps=max_steps, round=spec.round, meta=meta)
             break
         except PolicyError as exc:
-            episode = _partial(phone, recorder, task, spec, meta, exc)
+            episode = _partial(phone, recorder, task, seed, spec, meta, exc)
             if episode is None:
                 return None, {"kind": "noepisode", "error": f"{where}: policy error before the first step: {exc}"}
             break
@@ -155,7 +155,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
     return _finish(episode, job, spec, rollout_id, recorder.retries, where)
 
 
-def _partial(phone, recorder: _Recorder, task, spec, meta: dict, exc: PolicyError) -> Episode | None:
+def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc: PolicyError) -> Episode | None:
     """The episode up to the policy's failure: outcome failure, ``failure_reason=policy_error``."""
     if not recorder.history:
         return None
@@ -166,7 +166,7 @@ def _partial(phone, recorder: _Recorder, task, spec, meta: dict, exc: PolicyErro
     return Episode(instruction=task.goal, source=recorder.source, device=device, steps=tuple(recorder.history),
                    app=task.app_names[0] if task.app_names else None, category=getattr(task, "category", None),
                    task=task.name(), outcome="failure", verified_by="none", policy=recorder.name, round=spec.round,
-                   meta={"seed": task.seed, **meta, "failure_reason": "policy_error", "policy_error": str(exc)[:500]})
+                   meta={"seed": seed, **meta, "failure_reason": "policy_error", "policy_error": str(exc)[:500]})
 
 
 def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, where: str) -> tuple[Episode, dict]:
