@@ -133,7 +133,11 @@ def test_evaluate_compares_policies_per_category_and_saves_the_table(lake):
     assert "| category | oracle | random |" in report.markdown
     folder = Path(report.folder)
     assert (folder / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert json.loads((folder / "results.json").read_text())["by_app"]["clock"]["oracle"]["n"] == 1
+    from datalake.lake import Lake
+
+    rows = {r["policy"]: r for r in Lake.open(lake.uri).sql("SELECT * FROM evals").to_pylist()}
+    assert set(rows) == {"oracle", "random"} and rows["oracle"]["status"] == "ok"
+    assert json.loads(rows["oracle"]["summary_json"])["by_app"]["clock"]["n"] == 1
 
 
 def test_round_k_rollouts_are_selectable_by_the_next_rounds_recipe(lake):
