@@ -69,3 +69,12 @@ def test_a_stage_that_produces_nothing_fails_the_loop_with_exit_1_and_status_nam
     rows = json.loads(status.stdout)
     assert [(r["stage"], r["state"]) for r in rows][:2] == [("collect", "failed"), ("curate", "pending")]
     assert "no episode" in rows[0]["error"]
+
+
+def test_the_example_loop_runs_real_plus_mock_grpo_after_sft():
+    """examples/loop.yaml (what `phoneloop demo` runs): GRPO mixes offline step rewards with online mock episodes."""
+    from training.grpo import GRPORun
+
+    config = LoopConfig.load(LoopConfig().path("examples/loop.yaml"))
+    assert (config.grpo["env"], config.grpo["mix"]) == ("mock", True)
+    GRPORun(output="x", model="demo-loop-r1-sft", dataset="with-rollouts@v1", **config.grpo).check()
