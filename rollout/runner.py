@@ -137,7 +137,8 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
         finally:
             server.stop()
     report = RolloutReport(rollout_id=rollout_id_for(spec))
-    todo = _remaining(lake, report, jobs)
+    todo = _remaining(lake, report, jobs) if spec.run_id else \
+        [{"task": t, "seed": seed, "attempt": 1} for t, seed in jobs]  # a fresh rollout id: nothing to skip
     if todo:
         _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     return report
