@@ -11,6 +11,7 @@ from phoneloop import __version__
 from phoneloop.cli_annotate import app as annotate_app
 from phoneloop.cli_curate import curate, datasets_app
 from phoneloop.cli_lake import app as lake_app
+from phoneloop.cli_loop import loop_app
 from phoneloop.cli_rollout import eval_, rollout
 from phoneloop.cli_serve import serve
 from phoneloop.cli_train import app as train_app
@@ -37,6 +38,7 @@ app.command("devices")(devices)
 app.add_typer(collect_app, name="collect")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(env_app, name="env")
+app.add_typer(loop_app, name="loop")
 
 
 @app.command()
@@ -74,35 +76,6 @@ def demo(
     print(report["eval_markdown"])
     print(f"next: phoneloop serve --lake {report['lake']}  (trajectories at http://127.0.0.1:8765/episodes), "
           f"the dataset report {r['curate']['path']}/report.html, the evaluation in {r['eval']['folder']}")
-
-
-@app.command()
-def loop(
-    rounds: int = typer.Option(1, "--rounds", help="How many rounds to run (resumes unfinished ones)."),
-    config: str = typer.Option(None, "--config", help="loop.yaml (default: built-in small settings)."),
-    lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
-    json_out: bool = typer.Option(False, "--json", help="Print the loop state as JSON."),
-) -> None:
-    """Run rounds of collect -> curate -> SFT -> rollout -> curate -> GRPO -> eval, resumable.
-
-    Example: phoneloop loop --rounds 1 --config examples/loop.yaml
-    """
-    from curation.errors import CurationError
-    from datalake.errors import LakeError
-    from phoneloop.loop import Loop, LoopConfig, LoopConfigError
-    from phoneloop.output import err_console, fail, print_json
-    from rollout.errors import RolloutError
-
-    try:
-        with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
-            state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
-    except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
-        fail(str(exc))
-    if json_out:
-        print_json(state)
-    else:
-        for name, stages in state.items():
-            print(name, ", ".join(stages))
 
 
 def main() -> None:

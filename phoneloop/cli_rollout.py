@@ -21,15 +21,34 @@ ModelOpt = Annotated[str, typer.Option("--model", help="Model name sent to an en
 AdbPortOpt = Annotated[int | None, typer.Option("--adb-port", help="adb server port for adb: phones.")]
 PerturbOpt = Annotated[str, typer.Option("--perturb", help="Mock phones' perturbations: none, light, real-like, "
                                          "heavy, or a YAML of per-kind rates.")]
+ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
+                                               help="Bearer token for an endpoint (default: $OPENAI_API_KEY).")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds per endpoint request.")]
+RetriesOpt = Annotated[int, typer.Option("--retries", help="Retries of a failing request (backoff with jitter); "
+                                                           "a request never costs more than timeout x retries.")]
+TemperatureOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature sent to an endpoint.")]
+MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", help="Most tokens a model may answer per step.")]
+HeaderOpt = Annotated[list[str] | None, typer.Option("--header", help="Extra HTTP header NAME:VALUE (repeatable).")]
 
 
-def _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model, perturb="none"):
+def _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header):
     from rollout.policies import PolicyOptions
+
+    headers = {}
+    for item in header or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--header must be NAME:VALUE, not {item!r}")
+        headers[name.strip()] = value.strip()
+    return PolicyOptions(style=style, coords=coords, model=model, api_key=api_key, timeout=timeout, retries=retries,
+                         temperature=temperature, max_tokens=max_tokens, headers=headers)
+
+
+def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
     from rollout.runner import RolloutSpec
 
     return RolloutSpec(policy=policy, tasks=tasks, phones=phones, episodes=episodes, round=round_,
-                       max_steps=max_steps, options=PolicyOptions(style=style, coords=coords, model=model),
-                       perturb=perturb)
+                       max_steps=max_steps, options=options, **extra)
 
 
 def _bar():
@@ -46,6 +65,14 @@ def rollout(
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
     model: ModelOpt = "default",
+    api_key: ApiKeyOpt = None,
+    timeout: TimeoutOpt = 30.0,
+    retries: RetriesOpt = 2,
+    temperature: TemperatureOpt = 0.0,
+    max_tokens: MaxTokensOpt = 256,
+    header: HeaderOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Name of this run: the same name gives the same "
+                                                                 "episode ids, and a rerun skips what the lake holds.")] = None,
     adb_port: AdbPortOpt = None,
     perturb: PerturbOpt = "none",
     lake: LakeOpt = "./lake",
@@ -53,13 +80,18 @@ def rollout(
 ) -> None:
     """Run a policy on phones (one worker per phone) and write the verified episodes to the lake.
 
-    Example: phoneloop rollout --policy oracle --phones mock:4 --tasks app:clock --episodes 2 --round 1
+    Endpoint errors are retried; an episode whose endpoint keeps failing is kept with its
+    steps as failure_reason=policy_error, and the run goes on. Exits 1 only when no episode
+    could be recorded.
+
+    Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     """
     from rollout.runner import jobs_for
     from rollout.runner import rollout as run
 
     try:
-        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, style, coords, model, perturb)
+        options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
+        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb)
         total = len(jobs_for(spec))
         with _bar() as bar:
             task = bar.add_task(f"rollout {policy}", total=total, rate="-")
@@ -67,42 +99,51 @@ def rollout(
                 task, completed=r.episodes, rate=f"{100 * r.success_rate:.0f}%"))
     except (RolloutError, LakeError, ValueError) as exc:
         fail(str(exc))
-    result = {"rollout_id": report.rollout_id, "episodes": report.episodes, "outcomes": report.outcomes,
-              "success_rate": report.success_rate, "written": report.written, "quarantined": report.quarantined,
-              "invalid_steps": report.invalid_steps, "errors": report.errors}
     if json_out:
-        print_json(result)
+        print_json(report.to_dict())
     else:
         console.print(f"{report.episodes} episodes, success {100 * report.success_rate:.1f}% {report.outcomes}, "
-                      f"{report.written} written, {report.invalid_steps} invalid steps")
+                      f"{report.written} written, {report.skipped} already in the lake, "
+                      f"{report.invalid_steps} invalid steps")
+        console.print(f"policy errors: {report.policy_errors} episode(s) ended by a failing endpoint, "
+                      f"{report.retries} request(s) retried; {report.device_offline} phone drop-out(s)")
         for error in report.errors[:10]:
             console.print(f"  [yellow]error[/yellow] {error}")
         if report.outcomes.get("unknown"):
             console.print("real-phone outcomes are unknown until a person judges them:\n  phoneloop annotate push "
                           "--project judge --kind episode --where "
                           f"\"json_extract_string(e.meta_json, '$.rollout_id') = '{report.rollout_id}'\"")
-    if report.errors:
-        raise typer.Exit(1)
+    if report.episodes == 0 and report.skipped == 0:
+        fail(f"no episode recorded ({len(report.errors)} job(s) failed, first: "
+             f"{report.errors[0] if report.errors else 'none'})", code=1)
 
 
 def eval_(
     policies: Annotated[str, typer.Option("--policies", help="Comma-separated policies (see rollout --policy).")],
-    tasks: TasksOpt = "category:single-app",
+    tasks: TasksOpt = "all",
     phones: PhonesOpt = "mock:2",
-    episodes: EpisodesOpt = 1,
+    episodes: Annotated[int, typer.Option("--episodes", help="Seeds per task (the same seeds for every policy).")] = 3,
     max_steps: Annotated[int | None, typer.Option(help="Step limit (default 2x the oracle's).")] = None,
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
     model: ModelOpt = "default",
     perturb: PerturbOpt = "none",
+    api_key: ApiKeyOpt = None,
+    timeout: TimeoutOpt = 30.0,
+    retries: RetriesOpt = 2,
+    temperature: TemperatureOpt = 0.0,
+    max_tokens: MaxTokensOpt = 256,
+    header: HeaderOpt = None,
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
-    """Compare policies on the same tasks: success rate per category and app with 95% intervals.
+    """Compare policies on the same task seeds: success per category and app with 95% intervals,
+    and McNemar's test between every pair of policies on the seeds both ran.
 
-    Saves report.md, chart.png and results.json under <lake>/evals/<id>/.
+    Results are rows of the lake's evals table (SELECT * FROM evals); the episodes have
+    purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run.
 
-    Example: phoneloop eval --policies oracle,random --tasks category:mini-app --episodes 3
+    Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --episodes 3
     """
     from rollout.eval import evaluate
     from rollout.runner import jobs_for
@@ -111,16 +152,25 @@ def eval_(
     if not names:
         fail("--policies needs at least one policy")
     try:
-        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, style, coords, model, perturb)
+        options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
+        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb)
         total = len(jobs_for(spec))
         with _bar() as bar:
-            bars = {p: bar.add_task(f"eval {p}", total=total, rate="-") for p in names}
-            report = evaluate(lake, names, spec, progress=lambda p, r: bar.update(
-                bars[p], completed=r.episodes, rate=f"{100 * r.success_rate:.0f}%"))
+            bars: dict[str, object] = {}
+
+            def update(p, r):
+                if p not in bars:
+                    bars[p] = bar.add_task(f"eval {p}", total=total, rate="-")
+                bar.update(bars[p], completed=r.episodes + r.skipped, rate=f"{100 * r.success_rate:.0f}%")
+
+            report = evaluate(lake, names, spec, progress=update)
     except (RolloutError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())
     else:
         console.print(report.markdown, markup=False, highlight=False)
-        console.print(f"saved in {report.folder}")
+        console.print(f"eval {report.eval_id}: rows in the evals table; table and chart in {report.folder}")
+    if report.failed:
+        fail("polic" + ("ies" if len(report.failed) > 1 else "y") + " that did not run: " +
+             "; ".join(f"{p}: {e}" for p, e in report.failed.items()), code=1)

@@ -14,18 +14,29 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
    Real+Mock recipe).
 7. eval: SFT vs GRPO (and ``eval.baselines``) on ``eval.tasks``; the table is saved.
 
+Every stage's inputs and outputs (dataset refs, model names, rollout and eval ids) are
+written to ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted
+loop resumes at the first unfinished stage (``phoneloop loop status`` shows it).
+
+Killed at any point (even SIGKILL) and run again, a loop ends with exactly the episodes,
+datasets and models of an uninterrupted run: rollout and eval episode ids are derived
+from (loop, round, stage, policy, task, seed, attempt) and a rerun skips what the lake
+holds; a dataset version built from the same table versions is reused; a model already
+registered under the stage's name is reused, and a half-trained one is trained again.
+
+A stage that produces nothing it should (no episodes, an empty dataset, a model that does
+not load, an eval policy that did not run) fails the loop with ``StageFailed``; the state
+file's ``failed`` entry names the round, the stage and why. Lineage lives in the lake:
+models record their parent and dataset fingerprint, datasets the table versions they read.
+
 ``collect``, ``rollout``, ``eval`` and ``grpo`` (with ``env: mock``) each take
 ``perturb:`` (a profile of ``mockphone.perturb`` or a YAML of rates; default none),
 checked when the config loads.
-
-Every stage's output (dataset refs, model names, rollout and eval ids) is written to
-``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted loop
-resumes at the first unfinished stage. Lineage lives in the lake: models record their
-parent and dataset fingerprint, datasets record the table versions they read.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -41,6 +52,10 @@ class LoopConfigError(ValueError):
     """A loop.yaml that cannot run; the message names the field."""
 
 
+class StageFailed(RuntimeError):
+    """A loop stage raised or produced nothing it should; the state file records which and why."""
+
+
 @dataclass(frozen=True)
 class LoopConfig:
     name: str = "loop"
@@ -51,7 +66,7 @@ class LoopConfig:
     rollout: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "phones": "mock:2",
                                                               "episodes": 1})
     grpo: dict[str, Any] = field(default_factory=lambda: {"max_steps": 2})
-    eval: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "episodes": 1,
+    eval: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "episodes": 3,
                                                            "baselines": ["random"]})
 
     @classmethod
@@ -96,15 +111,39 @@ class Loop:
                     self.say(f"round {k} {stage}: done before ({_short(done[stage])})")
                     continue
                 self.say(f"round {k} {stage} ...")
-                done[stage] = getattr(self, f"_{stage}")(k, done)
+                try:
+                    result = getattr(self, f"_{stage}")(k, done)
+                except Exception as exc:
+                    self.state["failed"] = {"round": k, "stage": stage, "error": f"{type(exc).__name__}: {exc}"}
+                    self._save()
+                    raise StageFailed(f"round {k} {stage} failed: {exc}") from exc
+                done[stage] = result
+                self.state.pop("failed", None)
                 self._save()
                 self.say(f"round {k} {stage}: {_short(done[stage])}")
         return self.state
+
+    def status(self) -> list[dict[str, Any]]:
+        """Each round's stages in order: done or not, inputs and outputs; the failure if any."""
+        failed = self.state.get("failed") or {}
+        out = []
+        for key in sorted((k for k in self.state if k.startswith("round")), key=lambda k: int(k[5:])):
+            k, done = int(key[5:]), self.state[key]
+            for stage in STAGES:
+                result = dict(done.get(stage) or {})
+                state = "done" if stage in done else \
+                    "failed" if (failed.get("round"), failed.get("stage")) == (k, stage) else "pending"
+                out.append({"round": k, "stage": stage, "state": state, "inputs": result.pop("inputs", {}),
+                            "outputs": result, "error": failed.get("error") if state == "failed" else None})
+        return out
 
     def _save(self) -> None:
         tmp = self.state_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.state, indent=2, default=str))  # keeps stage order
         tmp.replace(self.state_path)
+
+    def _run_id(self, k: int, stage: str) -> str:
+        return f"{self.config.name}/r{k}/{stage}"
 
     # -- stages ------------------------------------------------------------------------
     def _collect(self, k: int, done: dict) -> dict:
@@ -112,13 +151,17 @@ class Loop:
         from mockphone.phone import MockPhone
         from mockphone.tasks import registry
 
-        tasks = [t.name() for t in registry.select(self.config.collect.get("tasks", "all"))]
+        selector, seeds = self.config.collect.get("tasks", "all"), self.config.collect.get("seeds", [0])
+        tasks = [t.name() for t in registry.select(selector)]
         phone = MockPhone(perturbations=self.config.collect.get("perturb", "none"))
         try:
-            report = collect(self.lake, phone, OraclePolicy.factory, tasks, seeds=self.config.collect.get("seeds", [0]))
+            report = collect(self.lake, phone, OraclePolicy.factory, tasks, seeds=seeds)
         finally:
             phone.close()
-        return {"episodes": report.episodes, "written": report.written, "outcomes": report.outcomes}
+        if report.episodes == 0:
+            raise StageFailed(f"collect recorded no episode for {selector!r}: {report.errors[:3]}")
+        return {"inputs": {"tasks": selector, "seeds": seeds}, "episodes": report.episodes,
+                "written": report.written, "outcomes": report.outcomes}
 
     def _curate(self, k: int, done: dict) -> dict:
         return self._build(self.config.recipe)
@@ -127,12 +170,20 @@ class Loop:
         return self._build(self.config.rollout_recipe)
 
     def _build(self, recipe_path: str) -> dict:
-        from curation.build import curate
+        from curation.build import READ_TABLES, curate
         from curation.recipe import load_recipe
+        from curation.versions import list_versions
 
         self.lake.invalidate()
-        dv = curate(self.lake, load_recipe(self.config.path(recipe_path)))
-        return {"dataset": dv.ref, "path": dv.path, "episodes": dv.counts["episodes"]}
+        recipe = load_recipe(self.config.path(recipe_path))
+        current = {t: v for t, v in self.lake.versions().items() if t in READ_TABLES}
+        same = [v for v in list_versions(self.lake, recipe.name) if v.table_versions == current]
+        dv = same[-1] if same else curate(self.lake, recipe)  # built before a kill: the same data, reuse it
+        episodes = dv.counts.get("episodes", 0)
+        if not episodes:
+            raise StageFailed(f"recipe {recipe.name!r} selected no episode")
+        return {"inputs": {"recipe": recipe_path, "table_versions": current}, "dataset": dv.ref, "path": dv.path,
+                "episodes": episodes, "reused": bool(same)}
 
     def _sft(self, k: int, done: dict) -> dict:
         from training.sft import SFTRun, run_sft
@@ -140,25 +191,33 @@ class Loop:
         options = dict(self.config.sft)
         first = options.pop("model", "tiny")  # round 1 starts here; later rounds from the last GRPO model
         base = self._previous_model(k) or first
-        entry = run_sft(self.lake, SFTRun(dataset=done["curate"]["dataset"], output=f"{self.config.name}-r{k}-sft",
-                                          model=base, **options), echo=self.say)
-        return {"model": entry.name, "metrics": entry.metrics}
+        name, dataset = f"{self.config.name}-r{k}-sft", done["curate"]["dataset"]
+        entry = self._registered(name) or self._train(name, lambda resume: run_sft(
+            self.lake, SFTRun(dataset=dataset, output=name, model=base, resume=resume, **options), echo=self.say))
+        return {"inputs": {"model": base, "dataset": dataset}, "model": entry.name, "metrics": entry.metrics}
 
     def _rollout(self, k: int, done: dict) -> dict:
-        from rollout.runner import RolloutSpec, rollout
+        from rollout.runner import RolloutSpec, rollout, summary
 
-        report = rollout(self.lake.uri, RolloutSpec(policy=done["sft"]["model"], round=k,
-                                                    **_with_options(self.config.rollout)))
-        return {"rollout_id": report.rollout_id, "episodes": report.episodes, "outcomes": report.outcomes,
+        spec = RolloutSpec(policy=done["sft"]["model"], round=k, run_id=self._run_id(k, "rollout"),
+                           **_with_options(self.config.rollout))
+        report = rollout(self.lake.uri, spec)
+        result = summary(self.lake, report.rollout_id)  # what the lake holds: the same after a kill and a rerun
+        if result["episodes"] == 0:
+            raise StageFailed(f"rollout of {spec.policy} recorded no episode: {report.errors[:3]}")
+        return {"inputs": {"policy": spec.policy, "tasks": spec.tasks, "phones": spec.phones}, **result,
                 "invalid_steps": report.invalid_steps}
 
     def _grpo(self, k: int, done: dict) -> dict:
         from training.grpo import GRPORun, run_grpo
 
-        entry = run_grpo(self.lake, GRPORun(output=f"{self.config.name}-r{k}-grpo", model=done["sft"]["model"],
-                                            dataset=done["curate_rollouts"]["dataset"], **self.config.grpo),
-                         echo=self.say)
-        return {"model": entry.name, "metrics": entry.metrics}
+        name, parent, dataset = f"{self.config.name}-r{k}-grpo", done["sft"]["model"], \
+            done["curate_rollouts"]["dataset"]
+        entry = self._registered(name) or self._train(name, lambda resume: run_grpo(
+            self.lake, GRPORun(output=name, model=parent, dataset=dataset, resume=resume, **self.config.grpo),
+            echo=self.say))
+        return {"inputs": {"model": parent, "dataset": dataset, "env": self.config.grpo.get("env", "none"),
+                           "mix": self.config.grpo.get("mix", False)}, "model": entry.name, "metrics": entry.metrics}
 
     def _eval(self, k: int, done: dict) -> dict:
         from rollout.eval import evaluate
@@ -167,9 +226,33 @@ class Loop:
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
-        report = evaluate(self.lake.uri, policies, RolloutSpec(policy=policies[0], **options))
+        eval_id = hashlib.sha1(self._run_id(k, "eval").encode()).hexdigest()[:12]
+        report = evaluate(self.lake.uri, policies, RolloutSpec(policy=policies[0], round=k, **options),
+                          eval_id=eval_id, name=f"{self.config.name} round {k}", loop=self.config.name)
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
-        return {"eval_id": report.eval_id, "folder": report.folder, "by_category": report.by_category}
+        if report.failed:
+            raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
+        return {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
+                "folder": report.folder, "by_category": report.by_category}
+
+    # -- resuming ----------------------------------------------------------------------
+    def _registered(self, name: str):
+        """The model a killed run registered before its state was saved (checked to load)."""
+        from training.registry import list_models
+
+        self.lake.invalidate()
+        entries = list_models(self.lake, name)
+        if entries:
+            _check_loads(entries[-1])
+        return entries[-1] if entries else None
+
+    def _train(self, name: str, train: Callable[[bool], Any]):
+        from training.registry import checkpoint_dir
+
+        folder = checkpoint_dir(self.lake, name)
+        entry = train(folder.exists())  # a half-trained run of this stage: resume (or train again) in place
+        _check_loads(entry)
+        return entry
 
     def _previous_model(self, k: int) -> str | None:
         previous = self.state.get(f"round{k - 1}", {})
@@ -187,6 +270,18 @@ def _check_perturb(path: str | Path, data: dict[str, Any]) -> None:
                 load_profile(section["perturb"])
             except BadPerturbationProfile as exc:
                 raise LoopConfigError(f"{path}: {stage}.perturb: {exc}") from None
+
+
+def _check_loads(entry) -> None:
+    """A registered model must be loadable: its folder with a config and weights."""
+    path = Path(entry.path)
+    weights = list(path.glob("*.safetensors")) + list(path.glob("*.bin")) if path.is_dir() else []
+    if not (path / "config.json").is_file() or not weights:
+        raise StageFailed(f"model {entry.name!r} does not load: {path} has no config.json and weights")
+    try:
+        json.loads((path / "config.json").read_text())
+    except ValueError as exc:
+        raise StageFailed(f"model {entry.name!r} does not load: {path / 'config.json'}: {exc}") from None
 
 
 def _with_options(section: dict[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,16 @@
 """Evaluation: several policies on the same tasks and seeds, success rates side by side.
 
-Every policy runs the same (task, seed) jobs through ``rollout.runner.rollout``; the
-episodes land in the lake with ``meta.eval_id``, so the table is a query over the lake
-and can be recomputed later. Rates come with Wilson 95% intervals, per category
-(single-app, cross-app, mini-app) and per app, in the shape of the tables in phone-agent
-papers; the markdown table, a bar chart (PNG) and the raw numbers (JSON) are saved
-under ``<lake>/evals/<eval_id>/``.
+Every policy runs the same (task, seed) jobs through ``rollout.runner.rollout``; its
+episodes land in the lake with ``purpose=eval`` (no shipped recipe trains on them) and
+``meta.eval_id``. The results are data: one row per policy in the lake's ``evals``
+table with the policy's identity (``random:7``, ``endpoint:MODEL@HOST/PATH``, a
+registered model and its checkpoint), the task set, seeds, per-episode results, a summary
+per category and app (Wilson 95% intervals, every category of the selector shown even
+when a policy has no result there), and paired comparisons with every other policy on
+the episodes both ran (McNemar's exact test on the discordant pairs). Episodes cut short
+by a phone that dropped out are left out of every rate. A policy that did not run gets a
+row with ``status=failed`` and its error, and ``EvalReport.failed`` names it. The markdown
+table and a bar chart are also written under ``<lake>/evals/<eval_id>/`` for reading.
 """
 
 from __future__ import annotations
@@ -13,18 +18,21 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+from datalake import schema as S
 from datalake.lake import Lake
-from rollout.runner import RolloutReport, RolloutSpec, rollout
+from rollout.errors import RolloutError
+from rollout.runner import RolloutReport, RolloutSpec, jobs_for, policy_identity, rollout
 
-QUERY = """
-SELECT policy, coalesce({group}, '-') AS grp, count(*) AS n,
-       sum(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END)::BIGINT AS successes
-FROM episodes WHERE json_extract_string(meta_json, '$.eval_id') = ?
-GROUP BY ALL ORDER BY grp, policy
+RESULTS = """
+SELECT policy, task, category, coalesce(app, '-') AS app, json_extract(meta_json, '$.seed')::INT AS seed,
+       episode_id, outcome, score, failure_reason
+FROM episodes WHERE purpose = 'eval' AND json_extract_string(meta_json, '$.eval_id') = ?
+  AND failure_reason IS DISTINCT FROM 'device_offline'
+ORDER BY policy, task, seed
 """
 
 
@@ -34,15 +42,17 @@ class EvalReport:
     policies: list[str]
     by_category: dict[str, dict[str, dict]]  # group -> policy -> {n, successes, rate, low, high}
     by_app: dict[str, dict[str, dict]]
+    comparisons: list[dict]
     markdown: str
     folder: str
     rollouts: dict[str, RolloutReport]
+    failed: dict[str, str] = field(default_factory=dict)  # policy -> why it did not run
 
     def to_dict(self) -> dict:
         return {"eval_id": self.eval_id, "policies": self.policies, "by_category": self.by_category,
-                "by_app": self.by_app, "markdown": self.markdown, "folder": self.folder,
-                "rollouts": {p: {"episodes": r.episodes, "outcomes": r.outcomes, "errors": r.errors}
-                             for p, r in self.rollouts.items()}}
+                "by_app": self.by_app, "comparisons": self.comparisons, "failed": self.failed,
+                "markdown": self.markdown, "folder": self.folder,
+                "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -56,48 +66,141 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
-             progress: Callable[[str, RolloutReport], None] | None = None) -> EvalReport:
-    """Run ``spec`` (tasks, phones, episodes, options) once per policy and tabulate."""
-    eval_id = uuid.uuid4().hex[:12]
-    names = [p if not p.startswith(("http://", "https://")) else f"endpoint:{spec.options.model}" for p in policies]
-    rollouts = {}
-    for policy in policies:
-        run = replace(spec, policy=policy, meta={**spec.meta, "eval_id": eval_id})
-        rollouts[policy] = rollout(lake_uri, run, progress=(lambda r, p=policy: progress(p, r)) if progress else None)
+             progress: Callable[[str, RolloutReport], None] | None = None, *, eval_id: str | None = None,
+             name: str | None = None, loop: str | None = None) -> EvalReport:
+    """Run ``spec`` (tasks, phones, episodes, options) once per policy, tabulate, record."""
+    eval_id = eval_id or uuid.uuid4().hex[:12]
+    names = [policy_identity(replace(spec, policy=p, name=None)) for p in policies]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"policy listed twice: {', '.join(twice)}")
+    rollouts, failed = {}, {}
+    for policy, ident in zip(policies, names):
+        run = replace(spec, policy=policy, name=None, purpose="eval", run_id=f"eval/{eval_id}",
+                      meta={**spec.meta, "eval_id": eval_id})
+        try:
+            rollouts[ident] = report = rollout(lake_uri, run, progress=(lambda r, p=ident: progress(p, r))
+                                               if progress else None)
+        except (RolloutError, OSError) as exc:
+            failed[ident] = str(exc)
+            continue
+        if report.episodes == 0 and report.skipped == 0:
+            failed[ident] = f"no episode recorded: {report.errors[0] if report.errors else 'no job ran'}"
     lake = Lake.open(lake_uri)
-    by_category = _table(lake, "category", eval_id)
-    by_app = _table(lake, "app", eval_id)
-    markdown = render_markdown(names, by_category, by_app)
+    results = lake.sql(RESULTS, [eval_id]).to_pylist()
+    categories = sorted({t.category for t in _tasks(spec.tasks)})
+    by_category = _table(results, "category", names, categories)
+    by_app = _table(results, "app", names, [])
+    comparisons = paired(results, names)
+    markdown = render_markdown(names, by_category, by_app, comparisons, failed)
     folder = Path(lake.uri) / "evals" / eval_id
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "report.md").write_text(markdown, encoding="utf-8")
-    (folder / "results.json").write_text(json.dumps({"by_category": by_category, "by_app": by_app}, indent=2))
     _chart(names, by_category, folder / "chart.png")
-    return EvalReport(eval_id, names, by_category, by_app, markdown, str(folder), rollouts)
+    _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed)
+    return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed)
 
 
-def _table(lake: Lake, group: str, eval_id: str) -> dict[str, dict[str, dict]]:
-    out: dict[str, dict[str, dict]] = {}
-    for row in lake.sql(QUERY.format(group=group), [eval_id]).to_pylist():
-        low, high = wilson(row["successes"], row["n"])
-        out.setdefault(row["grp"], {})[row["policy"]] = {
-            "n": row["n"], "successes": row["successes"], "rate": row["successes"] / row["n"], "low": low,
-            "high": high}
+def _tasks(selector: str):
+    from mockphone.tasks import registry
+
+    return registry.select(selector)
+
+
+def _table(results: list[dict], group: str, names: list[str], groups: list[str]) -> dict[str, dict[str, dict]]:
+    out: dict[str, dict[str, dict]] = {g: {} for g in groups}
+    for g in sorted({r[group] or "-" for r in results} | set(groups)):
+        for p in names:
+            mine = [r for r in results if r["policy"] == p and (r[group] or "-") == g]
+            n, k = len(mine), sum(r["outcome"] == "success" for r in mine)
+            low, high = wilson(k, n)
+            out.setdefault(g, {})[p] = {"n": n, "successes": k, "rate": k / n if n else None, "low": low,
+                                        "high": high}
     return out
 
 
-def render_markdown(policies: list[str], by_category: dict, by_app: dict) -> str:
+def paired(results: list[dict], names: list[str]) -> list[dict]:
+    """McNemar's exact test for every pair of policies, on the (task, seed) episodes both have."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    won = {(r["policy"], r["task"], r["seed"]): r["outcome"] == "success" for r in results}
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            keys = sorted({(t, s) for p, t, s in won if p == a} & {(t, s) for p, t, s in won if p == b})
+            cells = [[0, 0], [0, 0]]
+            for t, s in keys:
+                cells[int(not won[(a, t, s)])][int(not won[(b, t, s)])] += 1
+            p_value = float(mcnemar(cells, exact=True).pvalue) if keys else None
+            out.append({"a": a, "b": b, "pairs": len(keys), "both": cells[0][0], "only_a": cells[0][1],
+                        "only_b": cells[1][0], "neither": cells[1][1],
+                        "rate_a": (cells[0][0] + cells[0][1]) / len(keys) if keys else None,
+                        "rate_b": (cells[0][0] + cells[1][0]) / len(keys) if keys else None,
+                        "test": "mcnemar-exact", "p_value": p_value})
+    return out
+
+
+def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[str, Any]:
+    if policy.startswith(("http://", "https://")):
+        return {"kind": "endpoint", "url": policy, "model": spec.options.model}
+    if policy == "oracle" or policy == "random" or policy.startswith("random:"):
+        return {"kind": "baseline", "name": policy, "seed": int(policy.partition(":")[2] or 0) if "random" in policy
+                else None}
+    rows = lake.sql("SELECT name, path, created_at, dataset_fingerprint FROM models WHERE name = ? "
+                    "ORDER BY created_at DESC LIMIT 1", [policy]).to_pylist()
+    if rows:
+        return {"kind": "model", "name": ident, "registry_id": f"{rows[0]['name']}@{rows[0]['created_at'].isoformat()}",
+                "path": rows[0]["path"], "dataset_fingerprint": rows[0]["dataset_fingerprint"]}
+    return {"kind": "checkpoint", "path": policy}
+
+
+def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed):
+    """One ``evals`` row per policy; a rerun of the same eval_id adds nothing twice."""
+    have = {r["policy"] for r in lake.sql("SELECT policy FROM evals WHERE eval_id = ?", [eval_id]).to_pylist()}
+    seeds = sorted({seed for _, seed in jobs_for(spec)})
+    options = {k: v for k, v in spec.options.__dict__.items() if k not in ("api_key", "headers")}
+    rows = []
+    for policy, ident in zip(policies, names):
+        if ident in have:
+            continue
+        mine = [r for r in results if r["policy"] == ident]
+        rows.append({
+            "eval_id": eval_id, "name": name, "policy": ident,
+            "policy_json": json.dumps({**_identity(lake, policy, ident, spec), "options": options}, default=str),
+            "task_set": spec.tasks, "seeds_json": json.dumps(seeds), "perturbation": spec.meta.get("perturbation"),
+            "status": "failed" if ident in failed else "ok", "error": failed.get(ident),
+            "episodes": len(mine), "successes": sum(r["outcome"] == "success" for r in mine),
+            "results_json": json.dumps(mine, default=str),
+            "summary_json": json.dumps({"by_category": {g: c.get(ident) for g, c in by_category.items()},
+                                        "by_app": {g: c.get(ident) for g, c in by_app.items()}}),
+            "comparisons_json": json.dumps([c for c in comparisons if ident in (c["a"], c["b"])]),
+            "round": spec.round, "loop": loop, "created_at": S.now()})
+    if rows:
+        lake.append("evals", rows)
+
+
+def _cell(c: dict | None) -> str:
+    if c is None or not c["n"]:
+        return "- (n=0)"
+    return f"{100 * c['rate']:.1f}% [{100 * c['low']:.0f}, {100 * c['high']:.0f}] (n={c['n']})"
+
+
+def render_markdown(policies: list[str], by_category: dict, by_app: dict, comparisons: list[dict] = (),
+                    failed: dict | None = None) -> str:
     lines = []
     for title, table in (("category", by_category), ("app", by_app)):
         lines += [f"| {title} | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
         for group in sorted(table):
-            cells = []
-            for p in policies:
-                c = table[group].get(p)
-                cells.append("-" if c is None else
-                             f"{100 * c['rate']:.1f}% [{100 * c['low']:.0f}, {100 * c['high']:.0f}] (n={c['n']})")
-            lines.append(f"| {group} | " + " | ".join(cells) + " |")
+            lines.append(f"| {group} | " + " | ".join(_cell(table[group].get(p)) for p in policies) + " |")
         lines.append("")
+    if comparisons:
+        lines += ["| A vs B | pairs | only A | only B | McNemar p |", "|---|---|---|---|---|"]
+        for c in comparisons:
+            p = "-" if c["p_value"] is None else f"{c['p_value']:.3g}"
+            lines.append(f"| {c['a']} vs {c['b']} | {c['pairs']} | {c['only_a']} | {c['only_b']} | {p} |")
+        lines.append("")
+    for policy, error in (failed or {}).items():
+        lines.append(f"FAILED {policy}: {error}")
     return "\n".join(lines)
 
 
@@ -111,11 +214,10 @@ def _chart(policies: list[str], by_category: dict, path: Path) -> None:
     width = 0.8 / max(1, len(policies))
     fig, ax = plt.subplots(figsize=(1.8 + 1.6 * len(groups), 3.2))
     for k, p in enumerate(policies):
-        rates = [by_category[g].get(p, {}).get("rate", 0.0) * 100 for g in groups]
-        errors = [[(by_category[g].get(p, {}).get("rate", 0) - by_category[g].get(p, {}).get("low", 0)) * 100
-                   for g in groups],
-                  [(by_category[g].get(p, {}).get("high", 0) - by_category[g].get(p, {}).get("rate", 0)) * 100
-                   for g in groups]]
+        cells = [by_category[g].get(p) or {"rate": None, "low": 0, "high": 0} for g in groups]
+        rates = [100 * (c["rate"] or 0.0) for c in cells]
+        errors = [[max(0.0, 100 * ((c["rate"] or 0) - c["low"])) if c["rate"] is not None else 0 for c in cells],
+                  [max(0.0, 100 * (c["high"] - (c["rate"] or 0))) if c["rate"] is not None else 0 for c in cells]]
         ax.bar([i + k * width for i in range(len(groups))], rates, width, yerr=errors, capsize=3, label=p)
     ax.set_xticks([i + width * (len(policies) - 1) / 2 for i in range(len(groups))], groups)
     ax.set_ylabel("success rate (%)")

@@ -3,7 +3,7 @@
 JSON and Qwen3-VL tool calls are the training formats (``curation.formats``). UI-TARS
 replies with ``Thought: ...`` then ``Action: click(start_box='(x,y)')``; its actions are
 click, long_press, type(content=...), scroll(start_box, direction), drag(start_box,
-end_box), open_app(app_name=...), press_home(), press_back(), press_enter(), wait(),
+end_box), open_app(app_name=...), press_home(), press_back(), press_enter(), hotkey(key='enter|back|home'), wait(),
 finished(content=...). Boxes may be ``(x,y)``, ``[x1,y1,x2,y2]`` (the centre is used) or
 wrapped in ``<|box_start|>``/``<|box_end|>``. Coordinates follow the given convention.
 
@@ -23,6 +23,7 @@ from datalake.types import Action
 STYLES = ("json", "qwen3vl", "uitars")
 _CALL = re.compile(r"Action:\s*([a-z_]+)\((.*)\)\s*$", re.S | re.M)
 _ARG = re.compile(r"(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'|(\w+)\s*=\s*\"((?:[^\"\\]|\\.)*)\"")
+_HOTKEYS = {"enter": "enter", "back": "back", "home": "home", "app_switch": "app_switch", "recent": "app_switch"}
 _NUMBERS = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -87,6 +88,11 @@ def _uitars_action(text: str, convention: str, size) -> Action | list[Action]:
     keys = {"press_home": "home", "press_back": "back", "press_enter": "enter", "press_recent": "app_switch"}
     if name in keys:
         return Action("key", key=keys[name])
+    if name == "hotkey":
+        key = args.get("key", "").strip().lower()
+        if key not in _HOTKEYS:
+            raise ActionParseError(f"hotkey {key!r} is not one of {', '.join(sorted(_HOTKEYS))}")
+        return Action("key", key=_HOTKEYS[key])
     if name == "wait":
         return Action("wait", seconds=1)
     if name == "finished":

@@ -18,35 +18,49 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import time
 import urllib.error
 import urllib.request
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from curation.exports import build_prompt
 from curation.formats import ActionParseError
 from datalake.types import Action, Observation, Step
 from datalake.uitree import parse_ui_tree
 from rollout.errors import PolicyError
 from rollout.parsing import parse_output
+from rollout.prompts import prompt
 
 INVALID = "invalid: "
 
 
 @dataclass(frozen=True)
 class PolicyOptions:
-    style: str = "qwen3vl"  # json | qwen3vl | uitars
+    style: str = "qwen3vl"  # json | qwen3vl | uitars: the prompt sent and the action syntax parsed
     coords: str = "rel1000"  # abs | resized | rel1000 | rel1
     history: int = 4
     model: str = "default"  # the model name sent to an endpoint
-    api_key: str | None = None
-    timeout: float = 60.0
-    retries: int = 2
+    api_key: str | None = None  # default: $OPENAI_API_KEY
+    timeout: float = 30.0  # seconds per request; one request never costs more than timeout x max(1, retries)
+    retries: int = 2  # tries after the first (5xx, 408, 429, timeouts, resets, garbage), backoff with jitter
     temperature: float = 0.0
     max_tokens: int = 256
+    headers: dict[str, str] = field(default_factory=dict)  # extra HTTP headers sent to an endpoint
+    backoff: float = 0.5  # seconds before the first retry; doubles each retry (x0.5-1.5 jitter), at most 8 s
+
+    def __post_init__(self) -> None:
+        from rollout.parsing import STYLES
+
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}, not {self.style!r}")
+        if self.timeout <= 0 or self.retries < 0 or self.max_tokens < 1:
+            raise ValueError(f"timeout must be > 0, retries >= 0 and max_tokens >= 1 (got {self.timeout}, "
+                             f"{self.retries}, {self.max_tokens})")
+        if not isinstance(self.headers, dict) or not all(isinstance(v, str) for v in self.headers.values()):
+            raise ValueError(f"headers must map names to strings, not {self.headers!r}")
 
 
 class RolloutPolicy:
@@ -101,17 +115,20 @@ class ModelPolicy:
         self.name = name
         self.generate = generate
         self.options = options
-        self.params = {"action_format": "json" if options.style == "json" else "qwen3vl",
-                       "coords": options.coords, "history": options.history}
         self.pending: deque[Action] = deque()
         self.invalid = 0
+
+    @property
+    def retries(self) -> int:
+        """Requests this policy retried so far (recorded in the episode's meta)."""
+        return getattr(self.generate, "retries", 0)
 
     def act(self, instruction: str, observation: Observation, history: list[Step]) -> tuple[Action, str | None]:
         if self.pending:
             return self.pending.popleft(), None
         size = observation.size
         recent = [(s.action, s.observation.size) for s in history[-self.options.history:]] if self.options.history else []
-        messages = build_prompt(instruction, recent, self.params, n_images=1)
+        messages = prompt(instruction, recent, self.options.style, self.options.coords)
         text = self.generate(messages, [observation.screenshot])
         try:
             actions = parse_output(text, self.options.style, self.options.coords, size)
@@ -127,37 +144,71 @@ class ModelPolicy:
         return actions[0], text
 
 
-def openai_generate(url: str, options: PolicyOptions) -> Callable[[list[dict], list[bytes]], str]:
-    """A chat-completions client (stdlib only) sending the screenshot as a PNG data URL."""
-    endpoint = url.rstrip("/")
-    if not endpoint.endswith("/chat/completions"):
-        endpoint += "/chat/completions"
+class EndpointClient:
+    """A chat-completions client (stdlib only) sending the screenshot as a PNG data URL.
 
-    def generate(messages: list[dict], images: list[bytes]) -> str:
-        body = {"model": options.model, "messages": _openai_messages(messages, images),
-                "temperature": options.temperature, "max_tokens": options.max_tokens}
-        headers = {"Content-Type": "application/json"}
-        if options.api_key:
-            headers["Authorization"] = f"Bearer {options.api_key}"
-        request = urllib.request.Request(endpoint, data=json.dumps(body).encode(), headers=headers, method="POST")
-        last: Exception | None = None
-        for attempt in range(options.retries + 1):
+    Transient failures (5xx, 408, 429, timeouts, refused or reset connections, a body that
+    is not a chat completion) are retried up to ``options.retries`` times with exponential
+    backoff and jitter, within a deadline of ``timeout x max(1, retries)`` per request;
+    then ``PolicyError``. Other 4xx answers (a wrong key, a wrong model) fail at once."""
+
+    def __init__(self, url: str, options: PolicyOptions):
+        endpoint = url.rstrip("/")
+        self.endpoint = endpoint if endpoint.endswith("/chat/completions") else endpoint + "/chat/completions"
+        self.options = options
+        self.headers = {"Content-Type": "application/json", **options.headers}
+        api_key = options.api_key or os.environ.get("OPENAI_API_KEY")
+        if api_key:
+            self.headers["Authorization"] = f"Bearer {api_key}"
+        self.retries = 0  # retried requests, over this client's life
+        self.rng = random.Random()
+
+    def __call__(self, messages: list[dict], images: list[bytes]) -> str:
+        o = self.options
+        body = {"model": o.model, "messages": _openai_messages(messages, images), "temperature": o.temperature,
+                "max_tokens": o.max_tokens}
+        request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=self.headers,
+                                         method="POST")
+        start = time.monotonic()
+        deadline = start + o.timeout * max(1, o.retries)
+        last, tries = "no try", 0
+        for attempt in range(o.retries + 1):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.retries += bool(attempt)
+            tries += 1
             try:
-                with urllib.request.urlopen(request, timeout=options.timeout) as response:
-                    reply = json.loads(response.read())
-                return reply["choices"][0]["message"]["content"] or ""
+                with urllib.request.urlopen(request, timeout=min(o.timeout, left)) as response:
+                    return _content(json.loads(response.read()))
             except urllib.error.HTTPError as exc:
-                last = exc
-                if exc.code < 500:
-                    raise PolicyError(f"{endpoint} answered {exc.code}: {exc.read()[:300]!r}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                last = exc
-            except (KeyError, IndexError, ValueError) as exc:
-                raise PolicyError(f"{endpoint} did not answer in the chat-completions format: {exc}") from None
-            time.sleep(0.2 * (attempt + 1))
-        raise PolicyError(f"{endpoint} unreachable after {options.retries + 1} tries: {last}")
+                last = f"HTTP {exc.code}"
+                if exc.code < 500 and exc.code not in (408, 429):
+                    raise PolicyError(f"{self.endpoint} answered {exc.code}: {exc.read()[:300]!r}") from None
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            except (KeyError, IndexError, TypeError, ValueError) as exc:
+                last = f"not a chat completion ({type(exc).__name__}: {exc})"
+            pause = min(o.backoff * 2 ** attempt, 8.0) * self.rng.uniform(0.5, 1.5)
+            time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+        raise PolicyError(f"{self.endpoint} failed after {tries} tries in {time.monotonic() - start:.1f} s: {last}")
 
-    return generate
+
+def _content(reply: dict) -> str:
+    text = reply["choices"][0]["message"]["content"]
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"message content is {type(text).__name__}, not text")
+    return text or ""
+
+
+def openai_generate(url: str, options: PolicyOptions) -> EndpointClient:
+    """A client for one OpenAI-compatible endpoint (see ``EndpointClient``)."""
+    return EndpointClient(url, options)
+
+
+def endpoint_name(url: str, options: PolicyOptions) -> str:
+    """An endpoint policy's identity: its model and URL (two servers of one model stay apart)."""
+    return f"endpoint:{options.model}@{url.split('://', 1)[-1].rstrip('/')}"
 
 
 def _openai_messages(messages: list[dict], images: list[bytes]) -> list[dict]:
@@ -186,10 +237,10 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     if spec == "random" or spec.startswith("random:"):
         seed = int(spec.partition(":")[2] or 0) + (getattr(task, "seed", 0) or 0)
         policy = RandomPolicy(seed)
-        policy.name = "random"
+        policy.name = name or spec  # random and random:7 are different baselines
         return policy
     if spec.startswith(("http://", "https://")):
-        return ModelPolicy(name or f"endpoint:{options.model}", openai_generate(spec, options), options)
+        return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)
 
 

@@ -2,39 +2,43 @@
 
     report = rollout("./lake", RolloutSpec(policy="oracle", phones="mock:4", tasks="app:clock", episodes=2))
 
-1. Jobs: every (task, seed) pair for the selected tasks, ``episodes`` seeds each, dealt
-   round-robin to the phones.
-2. Workers: one spawned process per phone (``mock:N`` makes N MockPhones; ``adb:S1,S2``
-   uses those serials through the adb server). A local checkpoint is loaded once, in
-   this process, and served to the workers by a batching loopback endpoint
-   (``rollout.model_server``). Each worker builds a fresh policy per
-   episode, runs ``collectors.run_episode`` with a step limit (default: twice the
-   oracle's solution length on mock phones, 30 on real ones; the oracle policy itself
-   needs none), retries an episode once on
-   a device error, and writes its episodes to the lake in small batches (the lake
-   validates and quarantines). Results stream back for the live progress bar.
-3. Each episode gets a fresh id (a rollout is a new sample even when a deterministic
-   policy repeats an earlier one). Outcomes come from the task verifiers on mock phones; on real phones they stay
-   ``unknown`` until a human judges them. A policy that says "done" without doing the
-   task gets ``failure`` from the verifier. Episodes carry ``source=rollout``, the
-   policy, the round and ``meta.rollout_id``.
+1. Jobs: every (task, seed) pair for the selected tasks, ``episodes`` seeds each, in one
+   shared queue; one spawned worker process per phone takes the next job when it is free
+   (``rollout.worker``). ``mock:N`` makes N MockPhones; ``adb:S1,S2`` uses those serials
+   through the adb server. A local checkpoint is loaded once, in this process, and served
+   to the workers by a batching loopback endpoint (``rollout.model_server``).
+2. Ids: an episode's id is a hash of (run, policy, task, seed, attempt), under a
+   ``rollout_id`` derived from ``RolloutSpec.run_id`` (the loop passes loop/round/stage).
+   Writes skip ids already in the lake, and a rerun with the same ``run_id`` first skips
+   every job whose episode is already there: a run killed at any point and run again ends
+   with exactly the episodes of an uninterrupted one. Without a ``run_id`` each run is a
+   new sample (a fresh random ``rollout_id``).
+3. Faults: an endpoint's transient errors are retried inside the policy (backoff, jitter,
+   ``options.retries``); when it still fails, the episode ends with
+   ``failure_reason=policy_error`` and the steps it took, and the worker goes on. A phone
+   that drops out records its episode as ``device_offline`` (excluded from success rates),
+   its job goes back to the queue for another phone (at most ``attempts`` tries), and its
+   worker stops. Workers write finished episodes in small batches as they finish, and die
+   with this process (``PR_SET_PDEATHSIG``), so a kill loses only episodes in flight.
+4. Outcomes come from the task verifiers on mock phones; on real phones they stay
+   ``unknown`` until a human judges them. Episodes carry ``source=rollout``, the policy,
+   the round, ``purpose`` (``eval`` for evaluations) and ``meta.rollout_id``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import queue as queue_module
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from collectors.errors import CollectorError, EpisodeAborted
-from collectors.loop import run_episode
 from datalake.lake import Lake, spawn_context
 from rollout.errors import PhonesSpecError, PolicyError
-from rollout.policies import INVALID, PolicyOptions, make_policy
+from rollout.policies import PolicyOptions, endpoint_name
 
-WRITE_EVERY = 4  # episodes per lake commit from a worker
-REAL_MAX_STEPS = 30
+POLL_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -48,23 +52,33 @@ class RolloutSpec:
     seed: int = 0
     options: PolicyOptions = field(default_factory=PolicyOptions)
     meta: dict[str, Any] = field(default_factory=dict)  # added to every episode's meta
-    name: str | None = None  # the policy's name in the lake (default: from the policy itself)
+    name: str | None = None  # the policy's name in the lake (default: its identity, see policy_identity)
+    run_id: str | None = None  # same run_id -> same episode ids; a rerun skips what the lake holds
+    purpose: str = "train"  # train | eval: eval episodes are never selected for training by default
+    attempts: int = 3  # tries of a job whose phone dropped out (each on another phone)
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
 
 
 @dataclass
 class RolloutReport:
     rollout_id: str
-    episodes: int = 0
+    episodes: int = 0  # finished episodes (device drop-outs not counted)
     outcomes: dict[str, int] = field(default_factory=dict)
     written: int = 0
     quarantined: int = 0
     invalid_steps: int = 0
-    errors: list[str] = field(default_factory=list)
+    skipped: int = 0  # jobs whose episode was already in the lake (a rerun)
+    policy_errors: int = 0  # episodes ended by an endpoint that kept failing (failure_reason=policy_error)
+    device_offline: int = 0  # episodes cut short by a phone that dropped out (retried elsewhere)
+    retries: int = 0  # endpoint requests retried
+    errors: list[str] = field(default_factory=list)  # jobs with no episode, workers that failed
 
     @property
     def success_rate(self) -> float:
         return self.outcomes.get("success", 0) / self.episodes if self.episodes else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "success_rate": self.success_rate}
 
 
 def parse_phones(phones: str) -> tuple[str, list[str]]:
@@ -90,84 +104,128 @@ def jobs_for(spec: RolloutSpec) -> list[tuple[str, int]]:
     return [(name, spec.seed + k) for name in names for k in range(spec.episodes)]
 
 
+def policy_identity(spec: RolloutSpec) -> str:
+    """The policy's name in the lake: ``random:7``, ``oracle``, ``endpoint:MODEL@HOST/PATH``, a model name."""
+    if spec.name:
+        return spec.name
+    if spec.policy.startswith(("http://", "https://")):
+        return endpoint_name(spec.policy, spec.options)
+    return spec.policy
+
+
+def rollout_id_for(spec: RolloutSpec) -> str:
+    if spec.run_id is None:
+        return uuid.uuid4().hex[:12]
+    return hashlib.sha1(f"{spec.run_id}\x00{policy_identity(spec)}".encode()).hexdigest()[:12]
+
+
+def episode_id(rollout_id: str, task: str, seed: int, attempt: int) -> str:
+    """Deterministic per (rollout, task, seed, attempt); the rollout id covers run and policy."""
+    return f"{rollout_id}-{hashlib.sha1(f'{task}|{seed}|{attempt}'.encode()).hexdigest()[:16]}"
+
+
 def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutReport], None] | None = None,
             adb_port: int | None = None) -> RolloutReport:
     kind, phones = parse_phones(spec.phones)
     _check_perturb(kind, spec.perturb)
     jobs = jobs_for(spec)
-    Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
+    lake = Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
+    lake.check_writable()
     if not is_builtin(spec.policy):  # a local checkpoint: load it once here, serve the workers in batches
-        from rollout.model_server import ModelServer
-
-        server = ModelServer.load(lake_uri, spec.policy, max_batch=len(phones)).start()
+        server = _serve(lake_uri, spec.policy, len(phones))
         try:
-            return rollout(lake_uri, replace(spec, policy=server.url, name=spec.name or spec.policy),
+            return rollout(lake_uri, replace(spec, policy=server.url, name=policy_identity(spec)),
                            progress=progress, adb_port=adb_port)
         finally:
             server.stop()
-    report = RolloutReport(rollout_id=uuid.uuid4().hex[:12])
-    shares = {p: jobs[i::len(phones)] for i, p in enumerate(phones)}
-    ctx = spawn_context()
-    results = ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(lake_uri, kind, phone, share, asdict(spec), report.rollout_id,
-                                                  adb_port, results))
-               for phone, share in shares.items() if share]
-    for w in workers:
-        w.start()
-    finished = 0
-    while finished < len(workers):
-        try:
-            message = results.get(timeout=1.0)
-        except queue_module.Empty:
-            if not any(w.is_alive() for w in workers):
-                report.errors.append("a worker died without reporting")
-                break
-            continue
-        finished += _absorb(report, message)
-        if progress is not None:
-            progress(report)
-    for w in workers:
-        w.join()
+    report = RolloutReport(rollout_id=rollout_id_for(spec))
+    todo = _remaining(lake, report, jobs) if spec.run_id else \
+        [{"task": t, "seed": seed, "attempt": 1} for t, seed in jobs]  # a fresh rollout id: nothing to skip
+    if todo:
+        _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     return report
 
 
+def _serve(lake_uri: str, ref: str, phones: int):
+    from rollout.model_server import ModelServer
+
+    try:
+        return ModelServer.load(lake_uri, ref, max_batch=phones).start()
+    except Exception as exc:  # a missing, broken or half-written checkpoint: a clear policy error
+        raise PolicyError(f"model {ref!r} does not load: {type(exc).__name__}: {exc}") from None
+
+
+def _remaining(lake: Lake, report: RolloutReport, jobs: list[tuple[str, int]]) -> list[dict]:
+    """Jobs not yet in the lake, each at its next attempt (after recorded drop-outs)."""
+    rows = lake.sql("SELECT task, json_extract(meta_json, '$.seed')::INT AS seed, failure_reason FROM episodes "
+                    "WHERE json_extract_string(meta_json, '$.rollout_id') = ?", [report.rollout_id]).to_pylist()
+    finished = {(r["task"], r["seed"]) for r in rows if r["failure_reason"] != "device_offline"}
+    dropped: dict[tuple[str, int], int] = {}
+    for r in rows:
+        if r["failure_reason"] == "device_offline":
+            dropped[(r["task"], r["seed"])] = dropped.get((r["task"], r["seed"]), 0) + 1
+    report.skipped = sum(1 for job in jobs if job in finished)
+    return [{"task": t, "seed": s, "attempt": dropped.get((t, s), 0) + 1} for t, s in jobs if (t, s) not in finished]
+
+
+def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> None:
+    from rollout.worker import work
+
+    ctx = spawn_context()
+    jobs, results = ctx.Queue(), ctx.Queue()
+    for job in todo:
+        jobs.put(job)
+    args = (lake_uri, kind, asdict(spec), report.rollout_id, adb_port, jobs, results)
+    workers = [ctx.Process(target=work, args=(phone, *args, os.getpid()), daemon=True) for phone in phones[:len(todo)]]
+    for w in workers:
+        w.start()
+    pending, alive = len(todo), len(workers)
+    while alive:
+        if pending == 0:
+            for _ in workers:
+                jobs.put(None)  # no more jobs: every worker flushes and stops
+            pending = -1
+        try:
+            message = results.get(timeout=POLL_SECONDS)
+        except queue_module.Empty:
+            if not any(w.is_alive() for w in workers):
+                report.errors.append("workers died without reporting")
+                break
+            continue
+        if message["kind"] == "done":
+            alive -= 1
+        elif message["kind"] == "offline" and message["job"]["attempt"] < spec.attempts and alive > 1:
+            report.device_offline += 1  # recorded; the job goes to another phone
+            jobs.put({**message["job"], "attempt": message["job"]["attempt"] + 1})
+        else:
+            pending -= _absorb(report, message)
+        if progress is not None:
+            progress(report)
+    if pending > 0:
+        report.errors.append(f"{pending} job(s) not run: no phone left to run them")
+    for w in workers:
+        w.join()
+
+
 def _absorb(report: RolloutReport, message: dict) -> int:
+    """Count one worker message into the report; 1 when it ends a job."""
     kind = message["kind"]
     if kind == "episode":
         report.episodes += 1
         report.outcomes[message["outcome"]] = report.outcomes.get(message["outcome"], 0) + 1
         report.invalid_steps += message["invalid_steps"]
+        report.retries += message["retries"]
+        report.policy_errors += message["failure_reason"] == "policy_error"
+    elif kind == "offline":  # the last allowed attempt, or no other phone left
+        report.device_offline += 1
+        report.errors.append(f"{message['job']['task']} seed {message['job']['seed']}: {message['error']} "
+                             f"(attempt {message['job']['attempt']}, no other phone to retry on)")
     elif kind == "written":
         report.written += message["written"]
         report.quarantined += message["quarantined"]
-    elif kind == "error":
+    elif kind in ("error", "noepisode"):
         report.errors.append(message["error"])
-    return int(kind == "done")
-
-
-def is_builtin(policy: str) -> bool:
-    """oracle, random[:SEED] and http(s) endpoints; anything else is a local checkpoint."""
-    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://"))
-
-
-def _worker(lake_uri: str, kind: str, phone_id: str, jobs: list[tuple[str, int]], spec_dict: dict,
-            rollout_id: str, adb_port: int | None, results) -> None:
-    spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
-    lake = Lake.open(lake_uri)
-    batch: list = []
-    try:
-        phone = _make_phone(kind, phone_id, adb_port, spec.perturb)
-        for name, seed in jobs:
-            episode = _one(lake_uri, phone, kind, name, seed, spec, rollout_id, phone_id, results)
-            if episode is not None:
-                batch.append(episode)
-            if len(batch) >= WRITE_EVERY:
-                _flush(lake, batch, results)
-        _flush(lake, batch, results)
-    except Exception as exc:  # report, never hang the parent
-        results.put({"kind": "error", "error": f"{phone_id}: {type(exc).__name__}: {exc}"})
-    finally:
-        results.put({"kind": "done"})
+    return int(kind in ("episode", "offline", "noepisode"))
 
 
 def _check_perturb(kind: str, perturb: str) -> None:
@@ -178,71 +236,21 @@ def _check_perturb(kind: str, perturb: str) -> None:
         raise PhonesSpecError(f"--perturb {perturb} needs mock phones: real phones bring their own interruptions")
 
 
-def _make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none"):
-    if kind == "mock":
-        from mockphone.phone import MockPhone
-
-        return MockPhone(perturbations=perturb)
-    from collectors.adb_phone import AdbPhone
-
-    return AdbPhone(phone_id, port=adb_port)
+def is_builtin(policy: str) -> bool:
+    """oracle, random[:SEED] and http(s) endpoints; anything else is a local checkpoint."""
+    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://"))
 
 
-def _one(lake_uri, phone, kind, name, seed, spec: RolloutSpec, rollout_id, phone_id, results):
-    from mockphone.tasks import registry
-
-    task = registry.get(name)(seed=seed)
-    max_steps = spec.max_steps or _step_limit(spec.policy, kind, task, seed, spec.perturb)
-    meta = {"rollout_id": rollout_id, "phone": phone_id, **spec.meta}
-    for attempt in (1, 2):
-        try:
-            policy = make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri, name=spec.name)
-            episode = run_episode(phone, policy, task, seed=seed, max_steps=max_steps, round=spec.round, meta=meta)
-            break
-        except (CollectorError, EpisodeAborted) as exc:
-            if attempt == 2:
-                results.put({"kind": "error", "error": f"{phone_id}: {name} seed {seed}: {exc}"})
-                return None
-    invalid = sum(1 for s in episode.steps if (s.raw_output or "").startswith(INVALID))
-    # Every rollout is its own sample: an id of its own, even when a deterministic policy
-    # repeats an earlier episode step for step (content ids would dedup it away).
-    episode = replace(episode, episode_id=f"{rollout_id}-{uuid.uuid4().hex[:12]}",
-                      meta={**episode.meta, **({"invalid_steps": invalid} if invalid else {})})
-    results.put({"kind": "episode", "outcome": episode.outcome, "invalid_steps": invalid})
-    return episode
-
-
-def _flush(lake: Lake, batch: list, results) -> None:
-    if batch:
-        written = lake.write_episodes(batch, origin="rollout")
-        results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
-        batch.clear()
-
-
-_OPTIMAL: dict[tuple[str, int, str], int] = {}
-ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
-
-
-def _step_limit(policy: str, kind: str, task, seed: int, perturb: str = "none") -> int:
-    if policy == "oracle":
-        return ORACLE_MAX_STEPS
-    return 2 * _optimal_length(task, seed, perturb) if kind == "mock" else REAL_MAX_STEPS
-
-
-def _optimal_length(task, seed: int, perturb: str = "none") -> int:
-    """Steps the oracle needs on a fresh mock phone with the same perturbations (including its terminate)."""
-    key = (task.name(), seed, perturb)
-    if key not in _OPTIMAL:
-        from mockphone.phone import MockPhone
-        from mockphone.tasks.oracle import solve
-
-        scratch = MockPhone(perturbations=perturb)
-        try:
-            scratch.reset(seed)
-            fresh = type(task)(seed=seed)
-            fresh.initialize_task(scratch)
-            _OPTIMAL[key] = max(1, len(solve(scratch, fresh)))
-        finally:
-            scratch.close()
-    return _OPTIMAL[key]
-
+def summary(lake: Lake, rollout_id: str) -> dict[str, Any]:
+    """What the lake holds for one rollout (the same after a kill and a rerun as after one run)."""
+    lake.invalidate()
+    rows = lake.sql("SELECT episode_id, outcome, failure_reason FROM episodes "
+                    "WHERE json_extract_string(meta_json, '$.rollout_id') = ? ORDER BY episode_id",
+                    [rollout_id]).to_pylist()
+    final = [r for r in rows if r["failure_reason"] != "device_offline"]
+    outcomes: dict[str, int] = {}
+    for r in final:
+        outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
+    return {"rollout_id": rollout_id, "episodes": len(final), "outcomes": outcomes,
+            "policy_errors": sum(r["failure_reason"] == "policy_error" for r in final),
+            "device_offline": len(rows) - len(final)}

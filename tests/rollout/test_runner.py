@@ -47,7 +47,7 @@ def test_a_policy_that_says_done_without_doing_the_task_fails(lake):
         report = rollout(lake.uri, RolloutSpec(policy=server.url, tasks="SettingsWifiOn", phones="mock:1"))
     assert report.outcomes == {"failure": 1}
     (row,) = episodes(lake)
-    assert row["num_steps"] == 1 and row["policy"] == "endpoint:default"
+    assert row["num_steps"] == 1 and row["policy"] == f"endpoint:default@{server.url.split('://')[1]}"
 
 
 def test_unparseable_model_output_is_an_invalid_step_not_a_crash(lake):
@@ -86,7 +86,7 @@ def test_endpoint_errors_are_policy_errors():
     with ChatServer(lambda body: "", status=400) as server:
         with pytest.raises(PolicyError, match="answered 400"):
             openai_generate(server.url, options)([{"role": "user", "content": []}], [])
-    with pytest.raises(PolicyError, match="unreachable"):
+    with pytest.raises(PolicyError, match="failed after 1 tries"):
         openai_generate("http://127.0.0.1:9/v1", options)([{"role": "user", "content": []}], [])
 
 
@@ -133,7 +133,11 @@ def test_evaluate_compares_policies_per_category_and_saves_the_table(lake):
     assert "| category | oracle | random |" in report.markdown
     folder = Path(report.folder)
     assert (folder / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert json.loads((folder / "results.json").read_text())["by_app"]["clock"]["oracle"]["n"] == 1
+    from datalake.lake import Lake
+
+    rows = {r["policy"]: r for r in Lake.open(lake.uri).sql("SELECT * FROM evals").to_pylist()}
+    assert set(rows) == {"oracle", "random"} and rows["oracle"]["status"] == "ok"
+    assert json.loads(rows["oracle"]["summary_json"])["by_app"]["clock"]["n"] == 1
 
 
 def test_round_k_rollouts_are_selectable_by_the_next_rounds_recipe(lake):

@@ -6,8 +6,7 @@ import pytest
 import yaml
 
 from datalake.lake import Lake
-from phoneloop.loop import STAGES, Loop, LoopConfig, LoopConfigError
-from rollout.errors import RolloutError
+from phoneloop.loop import STAGES, Loop, LoopConfig, LoopConfigError, StageFailed
 
 SMALL = {
     "name": "t",
@@ -22,14 +21,17 @@ SMALL = {
 def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     lake = Lake.init(tmp_path / "lake")
     broken = {**SMALL, "eval": {**SMALL["eval"], "tasks": "app:nope"}}
-    with pytest.raises(RolloutError):
+    with pytest.raises(StageFailed, match="round 1 eval failed"):
         Loop(lake.uri, LoopConfig(**broken)).run(1)
-    state = json.loads((tmp_path / "lake" / "loops" / "t" / "state.json").read_text())["round1"]
+    saved = json.loads((tmp_path / "lake" / "loops" / "t" / "state.json").read_text())
+    state = saved["round1"]
     assert list(state) == list(STAGES[:-1])  # everything up to the failed eval was kept
+    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "eval") and "app:nope" in saved["failed"]["error"]
     datasets_before = Lake.open(lake.uri).sql("SELECT count(*) FROM datasets").column(0)[0].as_py()
 
-    final = Loop(lake.uri, LoopConfig(**SMALL)).run(1)["round1"]
-    assert list(final) == list(STAGES)
+    final_state = Loop(lake.uri, LoopConfig(**SMALL)).run(1)
+    final = final_state["round1"]
+    assert list(final) == list(STAGES) and "failed" not in final_state
     assert final["sft"] == state["sft"] and final["grpo"] == state["grpo"]  # not trained again
     fresh = Lake.open(lake.uri)
     assert fresh.sql("SELECT count(*) FROM datasets").column(0)[0].as_py() == datasets_before
@@ -42,6 +44,8 @@ def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     assert {r["policy"] for r in rollouts} >= {"t-r1-sft"}
     table = final["eval"]["by_category"]["single-app"]
     assert table["oracle"]["rate"] == 1.0 and set(table) == {"t-r1-sft", "t-r1-grpo", "oracle"}
+    evals = fresh.sql("SELECT policy, status, loop, round FROM evals ORDER BY policy").to_pylist()
+    assert evals == [{"policy": p, "status": "ok", "loop": "t", "round": 1} for p in ("oracle", "t-r1-grpo", "t-r1-sft")]
 
 
 def test_loop_config_rejects_unknown_fields(tmp_path):
@@ -49,3 +53,28 @@ def test_loop_config_rejects_unknown_fields(tmp_path):
     path.write_text(yaml.safe_dump({"name": "x", "epochs": 3}))
     with pytest.raises(LoopConfigError, match="unknown field"):
         LoopConfig.load(path)
+
+
+def test_a_stage_that_produces_nothing_fails_the_loop_with_exit_1_and_status_names_it(tmp_path):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    lake = Lake.init(tmp_path / "lake")
+    path = tmp_path / "loop.yaml"
+    path.write_text(yaml.safe_dump({**SMALL, "name": "nothing", "collect": {"tasks": "SettingsWifiOn", "seeds": []}}))
+    result = CliRunner().invoke(app, ["loop", "--config", str(path), "--lake", lake.uri])
+    assert result.exit_code == 1 and "round 1 collect failed" in result.output, result.output
+    status = CliRunner().invoke(app, ["loop", "status", "--config", str(path), "--lake", lake.uri, "--json"])
+    rows = json.loads(status.stdout)
+    assert [(r["stage"], r["state"]) for r in rows][:2] == [("collect", "failed"), ("curate", "pending")]
+    assert "no episode" in rows[0]["error"]
+
+
+def test_the_example_loop_runs_real_plus_mock_grpo_after_sft():
+    """examples/loop.yaml (what `phoneloop demo` runs): GRPO mixes offline step rewards with online mock episodes."""
+    from training.grpo import GRPORun
+
+    config = LoopConfig.load(LoopConfig().path("examples/loop.yaml"))
+    assert (config.grpo["env"], config.grpo["mix"]) == ("mock", True)
+    GRPORun(output="x", model="demo-loop-r1-sft", dataset="with-rollouts@v1", **config.grpo).check()

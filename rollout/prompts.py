@@ -1,0 +1,88 @@
+"""The prompt each output style is sent: JSON and Qwen3-VL use the training prompt
+(``curation.exports.build_prompt``), UI-TARS gets its own mobile prompt and history.
+
+The UI-TARS prompt follows the published ``MOBILE_USE`` template of UI-TARS-1.5: an
+action space of ``click(start_box)``, ``long_press``, ``type(content)``, ``scroll``,
+``drag(start_box, end_box)``, ``open_app``, ``press_home``/``press_back``,
+``hotkey(key)``, ``wait``, ``finished(content)``, and a ``Thought: ... Action: ...`` reply.
+Previous actions are written back in the same syntax, so the model reads its own history.
+"""
+
+from __future__ import annotations
+
+from curation.coords import to_model
+from curation.exports import build_prompt
+from datalake.types import Action
+
+UITARS_SYSTEM = """You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
+
+## Output Format
+```
+Thought: ...
+Action: ...
+```
+
+## Action Space
+click(start_box='<|box_start|>(x1,y1)<|box_end|>')
+long_press(start_box='<|box_start|>(x1,y1)<|box_end|>')
+type(content='') #If you want to submit your input, use "\\n" at the end of `content`.
+scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')
+drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')
+open_app(app_name='')
+press_home()
+press_back()
+hotkey(key='enter or back or home')
+wait() #Sleep for 5s and take a screenshot to check for any changes.
+finished(content='xxx') # Use escape characters \\', \\", and \\n in content part to ensure we can parse the content in normal python string format.
+
+## Note
+- Use English in `Thought` part.
+- Write a small plan and finally summarize your next action (with its target element) in one sentence in `Thought` part.
+- Coordinates are {coords}.
+"""
+
+
+def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str) -> list[dict]:
+    """System + user messages (one screenshot placeholder) for one step in ``style``."""
+    if style != "uitars":
+        return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1)
+    from curation.exports import COORDS_TEXT
+
+    lines = [f"## User Instruction\n{instruction}"]
+    if history:
+        lines.append("## Previous actions")
+        lines.extend(f"{k + 1}. Action: {format_uitars(a, coords, size)}" for k, (a, size) in enumerate(history))
+    return [{"role": "system", "content": [{"type": "text", "text": UITARS_SYSTEM.format(coords=COORDS_TEXT[coords])}]},
+            {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": "\n".join(lines)}]}]
+
+
+def _box(x: float, y: float, coords: str, size: tuple[int, int]) -> str:
+    mx, my = to_model(x, y, coords, size)
+    return f"<|box_start|>({round(mx)},{round(my)})<|box_end|>"
+
+
+def _quote(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+
+
+def format_uitars(a: Action, coords: str, size: tuple[int, int]) -> str:
+    """One action in UI-TARS syntax (for the history lines of the prompt)."""
+    if a.type in ("tap", "double_tap", "long_press"):
+        name = {"tap": "click", "double_tap": "left_double", "long_press": "long_press"}[a.type]
+        return f"{name}(start_box='{_box(a.x, a.y, coords, size)}')"
+    if a.type == "swipe":
+        return f"drag(start_box='{_box(a.x, a.y, coords, size)}', end_box='{_box(a.x2, a.y2, coords, size)}')"
+    if a.type == "scroll":
+        where = f"start_box='{_box(a.x, a.y, coords, size)}', " if a.x is not None else ""
+        return f"scroll({where}direction='{a.direction}')"
+    if a.type == "input_text":
+        return f"type(content='{_quote(a.text or '')}')"
+    if a.type == "open_app":
+        return f"open_app(app_name='{_quote(a.app or '')}')"
+    if a.type == "key":
+        return {"home": "press_home()", "back": "press_back()"}.get(a.key, f"hotkey(key='{a.key}')")
+    if a.type in ("answer", "terminate"):
+        return f"finished(content='{_quote(a.text or '')}')"
+    if a.type == "ask_user":
+        return f"call_user(content='{_quote(a.text or '')}')"
+    return "wait()"

@@ -1,0 +1,242 @@
+"""One rollout worker process: a phone, jobs from the runner's shared queue, finished
+episodes written to the lake in small batches (see ``rollout.runner`` for the whole run).
+
+A job is ``{"task", "seed", "attempt"}``. Its episode ends in one of three ways:
+
+- finished (success, failure, or ``policy_error`` when the endpoint kept failing: the
+  steps taken so far are kept): written, reported as ``episode``;
+- the phone dropped out: the episode is written as ``device_offline`` and reported as
+  ``offline``; the runner gives the job to another phone and this worker stops;
+- nothing could be recorded (no step): reported as ``noepisode`` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import queue as queue_module
+import time
+from dataclasses import replace
+from typing import Any
+
+from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
+from collectors.loop import run_episode
+from datalake.lake import Lake
+from datalake.types import Episode
+from rollout.errors import PolicyError
+from rollout.policies import INVALID, PolicyOptions, make_policy
+
+WRITE_EVERY = 4  # episodes per lake commit
+FLUSH_SECONDS = 1.0  # a finished episode waits at most about this long for its commit
+REAL_MAX_STEPS = 30
+ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
+
+
+def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: str, adb_port: int | None,
+         jobs, results, parent_pid: int | None = None) -> None:
+    """The worker's main loop (a spawned process's target)."""
+    from rollout.runner import RolloutSpec
+
+    _die_with_parent(parent_pid)
+    spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
+    batch = _Batch(Lake.open(lake_uri), results)
+    phone = None
+    try:
+        phone = make_phone(kind, phone_id, adb_port, spec.perturb)
+        while True:
+            try:
+                job = jobs.get(timeout=FLUSH_SECONDS)
+            except queue_module.Empty:
+                batch.flush()
+                continue
+            if job is None:
+                break
+            episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id)
+            if episode is not None:
+                batch.add(episode)
+            if message["kind"] == "offline":  # this phone is gone: write what we have, hand the job back
+                batch.flush()
+                results.put(message)
+                break
+            results.put(message)
+            batch.flush_if_due()
+        batch.flush()
+    except Exception as exc:  # report, never hang the parent
+        results.put({"kind": "error", "error": f"{phone_id}: {type(exc).__name__}: {exc}"})
+    finally:
+        if phone is not None:
+            _close(phone)
+        results.put({"kind": "done", "phone": phone_id})
+
+
+class _Batch:
+    def __init__(self, lake: Lake, results):
+        self.lake, self.results = lake, results
+        self.episodes: list[Episode] = []
+        self.since = 0.0
+
+    def add(self, episode: Episode) -> None:
+        if not self.episodes:
+            self.since = time.monotonic()
+        self.episodes.append(episode)
+
+    def flush_if_due(self) -> None:
+        if len(self.episodes) >= WRITE_EVERY or (self.episodes and time.monotonic() - self.since >= FLUSH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.episodes:
+            written = self.lake.write_episodes(self.episodes, origin="rollout")
+            self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
+            self.episodes = []
+
+
+def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none"):
+    if kind == "mock":
+        from mockphone.phone import MockPhone
+
+        return MockPhone(perturbations=perturb)
+    from collectors.adb_phone import AdbPhone
+
+    return AdbPhone(phone_id, port=adb_port)
+
+
+class _Recorder:
+    """Passes ``act`` through to the policy and keeps the steps, so an episode whose
+    policy fails part-way can still be written with the steps it took."""
+
+    def __init__(self, policy: Any):
+        self.policy, self.name, self.source = policy, policy.name, policy.source
+        self.history: list = []
+
+    def act(self, instruction, observation, history):
+        self.history = history  # run_episode's own list: it holds every recorded step
+        return self.policy.act(instruction, observation, history)
+
+    @property
+    def retries(self) -> int:
+        inner = getattr(self.policy, "inner", self.policy)
+        return getattr(inner, "retries", 0)
+
+
+def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: str) -> tuple[Episode | None, dict]:
+    """Run one job; returns the episode to write (or None) and the message for the runner."""
+    from mockphone.tasks import registry
+
+    name, seed = job["task"], job["seed"]
+    task = registry.get(name)(seed=seed)
+    max_steps = spec.max_steps or _step_limit(spec.policy, kind, task, seed, spec.perturb)
+    meta = {"rollout_id": rollout_id, "phone": phone_id, "attempt": job["attempt"], **spec.meta,
+            **({"run_id": spec.run_id} if spec.run_id else {})}
+    where = f"{phone_id}: {name} seed {seed}"
+    for tries in (1, 2):
+        try:
+            recorder = _Recorder(make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri,
+                                             name=spec.name))
+        except PolicyError as exc:
+            return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
+        try:
+            episode = run_episode(phone, recorder, task, seed=seed, max_steps=max_steps, round=spec.round, meta=meta)
+            break
+        except PolicyError as exc:
+            episode = _partial(phone, recorder, task, seed, spec, meta, exc)
+            if episode is None:
+                return None, {"kind": "noepisode", "error": f"{where}: policy error before the first step: {exc}"}
+            break
+        except DeviceOffline as exc:
+            return None, {"kind": "offline", "job": job, "error": f"{where}: device offline: {exc}"}
+        except EpisodeAborted as exc:
+            if "device offline" in str(exc):
+                return None, {"kind": "offline", "job": job, "error": f"{where}: {exc}"}
+            if tries == 2:
+                return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
+        except CollectorError as exc:  # a bad screenshot or dump: once more on the same phone
+            if tries == 2:
+                return None, {"kind": "noepisode", "error": f"{where}: {type(exc).__name__}: {exc}"}
+    return _finish(episode, job, spec, rollout_id, recorder.retries, where)
+
+
+def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc: PolicyError) -> Episode | None:
+    """The episode up to the policy's failure: outcome failure, ``failure_reason=policy_error``."""
+    if not recorder.history:
+        return None
+    try:
+        device = phone.device()
+    except CollectorError:
+        return None
+    return Episode(instruction=task.goal, source=recorder.source, device=device, steps=tuple(recorder.history),
+                   app=task.app_names[0] if task.app_names else None, category=getattr(task, "category", None),
+                   task=task.name(), outcome="failure", verified_by="none", policy=recorder.name, round=spec.round,
+                   meta={"seed": seed, **meta, "failure_reason": "policy_error", "policy_error": str(exc)[:500]})
+
+
+def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, where: str) -> tuple[Episode, dict]:
+    from rollout.runner import episode_id
+
+    meta = dict(episode.meta)
+    reason = str(meta.get("failure_reason") or "")
+    if reason.startswith("device offline"):
+        failure = "device_offline"
+    elif reason == "policy_error":
+        failure = "policy_error"
+    elif episode.outcome == "failure" and meta.get("stopped") == "max_steps":
+        failure = "max_steps"
+    else:
+        failure = None
+    invalid = sum(1 for s in episode.steps if (s.raw_output or "").startswith(INVALID))
+    meta.update({k: v for k, v in (("invalid_steps", invalid), ("retries", retries)) if v})
+    score = meta.get("score")
+    score = min(1.0, max(0.0, float(score))) if isinstance(score, (int, float)) and not isinstance(score, bool) \
+        else None
+    episode = replace(episode, episode_id=episode_id(rollout_id, job["task"], job["seed"], job["attempt"]),
+                      purpose=spec.purpose, failure_reason=failure, score=score, meta=meta)
+    if failure == "device_offline":
+        return episode, {"kind": "offline", "job": job, "error": f"{where}: {reason}"}
+    return episode, {"kind": "episode", "outcome": episode.outcome, "invalid_steps": invalid, "retries": retries,
+                     "failure_reason": failure}
+
+
+def _die_with_parent(parent_pid: int | None) -> None:
+    """Linux: this worker gets SIGKILL when the runner's process dies (no orphan writes)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died before prctl
+        os._exit(1)
+
+
+def _close(phone) -> None:
+    try:
+        phone.close()
+    except Exception:  # closing a dead phone must not hide the run's result
+        pass
+
+
+_OPTIMAL: dict[tuple[str, int], int] = {}
+
+
+def _step_limit(policy: str, kind: str, task, seed: int, perturb: str = "none") -> int:
+    if policy == "oracle":
+        return ORACLE_MAX_STEPS
+    return 2 * _optimal_length(task, seed, perturb) if kind == "mock" else REAL_MAX_STEPS
+
+
+def _optimal_length(task, seed: int, perturb: str = "none") -> int:
+    """Steps the oracle needs on a fresh mock phone with the same perturbations (including its terminate)."""
+    key = (task.name(), seed, perturb)
+    if key not in _OPTIMAL:
+        from mockphone.phone import MockPhone
+        from mockphone.tasks.oracle import solve
+
+        scratch = MockPhone(perturbations=perturb)
+        try:
+            scratch.reset(seed)
+            fresh = type(task)(seed=seed)
+            fresh.initialize_task(scratch)
+            _OPTIMAL[key] = max(1, len(solve(scratch, fresh)))
+        finally:
+            scratch.close()
+    return _OPTIMAL[key]
