@@ -19,6 +19,11 @@ StyleOpt = Annotated[str, typer.Option("--style", help="Model output format: qwe
 CoordsOpt = Annotated[str, typer.Option("--coords", help="Model coordinates: abs, resized, rel1000, rel1.")]
 ModelOpt = Annotated[str, typer.Option("--model", help="Model name sent to an endpoint.")]
 AdbPortOpt = Annotated[int | None, typer.Option("--adb-port", help="adb server port for adb: phones.")]
+BackendOpt = Annotated[str, typer.Option("--backend", help="local: one spawned process per phone; ray: one Ray "
+                                                           "actor per phone (see docs/scale.md).")]
+AddressOpt = Annotated[str | None, typer.Option("--address", help="Ray cluster for --backend ray: auto, "
+                                                                  "ray://HOST:PORT or HOST:PORT (default: start "
+                                                                  "a local one).")]
 PerturbOpt = Annotated[str, typer.Option("--perturb", help="Mock phones' perturbations: none, light, real-like, "
                                          "heavy, or a YAML of per-kind rates.")]
 ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
@@ -75,6 +80,8 @@ def rollout(
                                                                  "episode ids, and a rerun skips what the lake holds.")] = None,
     adb_port: AdbPortOpt = None,
     perturb: PerturbOpt = "none",
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
@@ -91,7 +98,8 @@ def rollout(
 
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
-        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb)
+        spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
+                     backend=backend, address=address)
         total = len(jobs_for(spec))
         with _bar() as bar:
             task = bar.add_task(f"rollout {policy}", total=total, rate="-")
@@ -134,6 +142,8 @@ def eval_(
     temperature: TemperatureOpt = 0.0,
     max_tokens: MaxTokensOpt = 256,
     header: HeaderOpt = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
@@ -153,7 +163,8 @@ def eval_(
         fail("--policies needs at least one policy")
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
-        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb)
+        spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb,
+                     backend=backend, address=address)
         total = len(jobs_for(spec))
         with _bar() as bar:
             bars: dict[str, object] = {}

@@ -28,13 +28,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import queue as queue_module
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from datalake.lake import Lake, spawn_context
+from datalake.lake import Lake
 from rollout.errors import PhonesSpecError, PolicyError
 from rollout.policies import PolicyOptions, endpoint_name
 
@@ -57,6 +56,8 @@ class RolloutSpec:
     purpose: str = "train"  # train | eval: eval episodes are never selected for training by default
     attempts: int = 3  # tries of a job whose phone dropped out (each on another phone)
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
+    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see rollout.backends
+    address: str | None = None  # Ray cluster address (auto, ray://HOST:PORT); None starts a local one
 
 
 @dataclass
@@ -72,6 +73,7 @@ class RolloutReport:
     device_offline: int = 0  # episodes cut short by a phone that dropped out (retried elsewhere)
     retries: int = 0  # endpoint requests retried
     errors: list[str] = field(default_factory=list)  # jobs with no episode, workers that failed
+    worker_deaths: int = 0  # workers (processes, Ray actors) that died without finishing
 
     @property
     def success_rate(self) -> float:
@@ -169,18 +171,38 @@ def _remaining(lake: Lake, report: RolloutReport, jobs: list[tuple[str, int]]) -
 
 
 def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> None:
-    from rollout.worker import work
+    """One scheduling loop for every backend: workers take jobs from one queue; a job whose
+    phone dropped out goes back to the queue (next attempt); a worker that dies (a killed
+    process, a lost Ray node) hands its job in flight back. Afterwards, any job whose
+    episode is not in the lake (finished but unwritten on a dead worker) runs once more on
+    the phones still alive."""
+    from rollout.backends import make_backend
 
-    ctx = spawn_context()
-    jobs, results = ctx.Queue(), ctx.Queue()
+    backend = make_backend(spec.backend, spec.address)
+    live, died = _schedule(backend, lake_uri, kind, list(phones), todo, spec, report, adb_port, progress)
+    if not died:
+        return
+    todo = _remaining(Lake.open(lake_uri), RolloutReport(rollout_id=report.rollout_id), jobs_for(spec))
+    todo = [job for job in todo if job["attempt"] <= spec.attempts]
+    if todo and live:
+        report.errors.append(f"{len(todo)} job(s) had no episode in the lake after a worker died: run again")
+        live, _ = _schedule(backend, lake_uri, kind, live, todo, spec, report, adb_port, progress)
+    elif todo:
+        report.errors.append(f"{len(todo)} job(s) not run: no phone left to run them")
+
+
+def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> tuple[list[str], bool]:
+    """Run ``todo`` on ``phones``; returns the phones still usable and whether a worker died."""
+    jobs, results = backend.queues()
     for job in todo:
         jobs.put(job)
     args = (lake_uri, kind, asdict(spec), report.rollout_id, adb_port, jobs, results)
-    workers = [ctx.Process(target=work, args=(phone, *args, os.getpid()), daemon=True) for phone in phones[:len(todo)]]
-    for w in workers:
-        w.start()
-    pending, alive = len(todo), len(workers)
-    while alive:
+    workers = {phone: backend.start(phone, kind, args) for phone in phones[:len(todo)]}
+    in_flight: dict[str, dict | None] = dict.fromkeys(workers)
+    finished: set[str] = set()
+    usable = set(workers)
+    pending = len(todo)
+    while len(finished) < len(workers):
         if pending == 0:
             for _ in workers:
                 jobs.put(None)  # no more jobs: every worker flushes and stops
@@ -188,23 +210,49 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
         try:
             message = results.get(timeout=POLL_SECONDS)
         except queue_module.Empty:
-            if not any(w.is_alive() for w in workers):
-                report.errors.append("workers died without reporting")
+            pending = _reap(backend, workers, in_flight, finished, usable, jobs, pending, report)
+            if pending > 0 and len(finished) == len(workers):
                 break
             continue
-        if message["kind"] == "done":
-            alive -= 1
-        elif message["kind"] == "offline" and message["job"]["attempt"] < spec.attempts and alive > 1:
+        kind_ = message["kind"]
+        if kind_ == "started":
+            in_flight[message["phone"]] = message["job"]
+            continue
+        if "phone" in message and kind_ != "done":
+            in_flight[message["phone"]] = None
+        if kind_ == "done":
+            finished.add(message["phone"])
+        elif kind_ == "offline" and message["job"]["attempt"] < spec.attempts and len(usable) > 1:
             report.device_offline += 1  # recorded; the job goes to another phone
+            usable.discard(message.get("phone"))
             jobs.put({**message["job"], "attempt": message["job"]["attempt"] + 1})
         else:
+            if kind_ == "offline":
+                usable.discard(message.get("phone"))
             pending -= _absorb(report, message)
         if progress is not None:
             progress(report)
     if pending > 0:
         report.errors.append(f"{pending} job(s) not run: no phone left to run them")
-    for w in workers:
-        w.join()
+    backend.join(list(workers.values()))
+    return [phone for phone in phones if phone in usable], report.worker_deaths > 0
+
+
+def _reap(backend, workers, in_flight, finished, usable, jobs, pending, report) -> int:
+    """Notice workers that died without saying so; their job in flight goes back to the queue."""
+    for phone, handle in workers.items():
+        if phone in finished or not backend.dead(handle):
+            continue
+        finished.add(phone)
+        usable.discard(phone)
+        report.worker_deaths += 1
+        job = in_flight.get(phone)
+        report.errors.append(f"{phone}: worker died" + (f" during {job['task']} seed {job['seed']}" if job else ""))
+        if job is not None and pending > 0:
+            jobs.put(job)  # nothing of it was recorded by this worker: another phone runs it
+        elif job is not None and pending == -1:
+            pass  # the stop signals are out; the lake check after this pass runs it again
+    return pending
 
 
 def _absorb(report: RolloutReport, message: dict) -> int:

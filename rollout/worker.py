@@ -50,7 +50,9 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
                 continue
             if job is None:
                 break
+            results.put({"kind": "started", "job": job, "phone": phone_id})
             episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id)
+            message = {**message, "phone": phone_id}
             if episode is not None:
                 batch.add(episode)
             if message["kind"] == "offline":  # this phone is gone: write what we have, hand the job back
@@ -215,7 +217,7 @@ def _close(phone) -> None:
         pass
 
 
-_OPTIMAL: dict[tuple[str, int], int] = {}
+_OPTIMAL: dict[tuple[str, int, str], int] = {}
 
 
 def _step_limit(policy: str, kind: str, task, seed: int, perturb: str = "none") -> int:
