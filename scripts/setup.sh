@@ -24,3 +24,7 @@ if [ -n "$extras" ]; then
 else
     .venv/bin/pip install --quiet -e .
 fi
+# openenv-core without gradio (its optional web UI, which would downgrade pillow): see the env extra.
+case ",$extras," in
+    *,env,*) .venv/bin/pip install --quiet --no-deps "openenv-core==0.3.0" ;;
+esac

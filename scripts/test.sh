@@ -3,7 +3,7 @@
 # Extra arguments go to pytest (e.g. scripts/test.sh -k lake -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev,train
+scripts/setup.sh dev,train,env,annotate
 scripts/system-deps.sh
 scripts/labelstudio.sh  # the Label Studio server's own venv, for tests/annotate
 status=0
