@@ -139,6 +139,9 @@ OUTPUTS = ['{"type": "open_app", "app": "clock"}',
            '{"type": "wait"}']
 
 
+PERTURBATION = "light"
+
+
 def rollout_episode() -> Episode:
     """A real rollout: the mock phone, the model policy's parser, the episode loop (max_steps)."""
     from collectors.loop import run_episode
@@ -149,10 +152,10 @@ def rollout_episode() -> Episode:
     said = iter(OUTPUTS)
     policy = ModelPolicy("sft-r1", lambda messages, images: next(said), PolicyOptions(style="json", coords="abs"))
     task = registry.get("ClockAddAlarm")(seed=3)
-    phone = MockPhone(seed=0)
+    phone = MockPhone(seed=0, perturbations=PERTURBATION)  # the episode records the profile it ran under
     try:
         episode = run_episode(phone, policy, task, seed=3, max_steps=len(OUTPUTS), round=1,
-                              meta={"rollout_id": ROLLOUT_ID, "eval_id": EVAL_ID, "perturbation": "slow-network"})
+                              meta={"rollout_id": ROLLOUT_ID, "eval_id": EVAL_ID})
     finally:
         phone.close()
     return episode

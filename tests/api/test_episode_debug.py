@@ -16,7 +16,7 @@ def test_episode_json_has_raw_output_parse_errors_and_run_facts(rclient, researc
     assert (body["stop"], body["score"], body["outcome"], body["verified_by"]) == ("max_steps", 0.0, "failure",
                                                                                     "verifier")
     assert (body["rollout_id"], body["eval_id"], body["seed"]) == (ROLLOUT_ID, EVAL_ID, 3)
-    assert (body["policy"], body["round"], body["perturbation"]) == ("sft-r1", 1, "slow-network")
+    assert (body["policy"], body["round"], body["perturbation"]) == ("sft-r1", 1, "light")
     steps = body["steps"]
     assert [s["invalid"] for s in steps] == [False, True, True, False]
     assert [s["output"]["text"] for s in steps] == OUTPUTS  # exactly what the model said
@@ -47,7 +47,7 @@ def test_episode_page_shows_the_invalid_step_as_invalid_with_raw_output(rclient,
     assert "I should tap the add button, {&#39;type&#39;: tap, x: 500}" in invalid
     assert 'data-action="invalid"' in invalid and "recorded dot" not in invalid
     assert "open_app app=&#39;clock&#39;" in sections[0] or "open_app app='clock'" in sections[0]
-    for fact in ('id="stop">max_steps', 'id="score">0.000', "slow-network", ROLLOUT_ID, f'href="/evals/{EVAL_ID}"'):
+    for fact in ('id="stop">max_steps', 'id="score">0.000', "light", ROLLOUT_ID, f'href="/evals/{EVAL_ID}"'):
         assert fact in html
     assert html.count('class="thumb') == 4 and html.count('class="thumb invalid"') == 2
 

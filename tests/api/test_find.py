@@ -56,7 +56,7 @@ def test_filters_by_run_ids_stop_reason_and_perturbation(rclient, research):
     rollout = research["rollout"].episode_id
     assert ids(rclient.get("/api/episodes", params={"rollout_id": ROLLOUT_ID}).json()) == [rollout]
     assert ids(rclient.get("/api/episodes", params={"stop": "max_steps"}).json()) == [rollout]
-    assert ids(rclient.get("/api/episodes", params={"perturbation": "slow-network"}).json()) == [rollout]
+    assert ids(rclient.get("/api/episodes", params={"perturbation": "light"}).json()) == [rollout]
     assert rclient.get("/api/episodes", params={"eval_id": EVAL_ID}).json()["total"] == 9
     assert rclient.get("/api/episodes", params={"purpose": "eval", "limit": 500}).json()["total"] == 8
 
