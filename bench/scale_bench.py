@@ -83,17 +83,36 @@ def bench_frame_fetch(s3: S3Server, uri: str, fetches: int) -> None:
 
 
 def bench_ray(quick: bool) -> None:
-    try:
-        from rollout.ray_backend import ray_available
-    except ImportError:
-        print("ray backend: not available in this checkout")
-        return
-    if not ray_available():
-        print("ray backend: ray is not installed")
-        return
-    from rollout.ray_backend import bench_backends
+    """Oracle rollouts on mock phones: ``--backend ray`` against the local spawn runner, same jobs."""
+    import ray
 
-    bench_backends(quick=quick)
+    from rollout.runner import RolloutSpec, jobs_for, rollout
+
+    tasks = "app:clock&category:single-app" if quick else "app:clock|app:notes"
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            def run(backend: str, phones: int, tag: str) -> float:
+                lake = Lake.init(f"{tmp}/{tag}")
+                spec = RolloutSpec(policy="oracle", tasks=tasks, phones=f"mock:{phones}", episodes=1,
+                                   run_id=tag, backend=backend)
+                t0 = time.perf_counter()
+                report = rollout(lake.uri, spec)
+                seconds = time.perf_counter() - t0
+                assert report.episodes == len(jobs_for(spec)), report.errors
+                return report.episodes / seconds
+
+            run("ray", 2, "warm")  # actor start-up code paths, imports
+            local = run("local", 2, "local2")
+            remote = run("ray", 2, "ray2")
+            print(f"ray backend: oracle rollouts, {tasks}")
+            print(f"  local runner, 2 phones   {local:6.2f} episodes/s")
+            print(f"  ray backend, 2 actors    {remote:6.2f} episodes/s")
+            print(f"  ratio ray/local          {remote / local:.2f}x   (target >= 0.85x)")
+            for actors in (1, 2, 4):
+                print(f"  ray, {actors} actor(s)           {run('ray', actors, f'ray{actors}x'):6.2f} episodes/s")
+    finally:
+        ray.shutdown()
 
 
 def main() -> None:

@@ -121,11 +121,15 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
             outcome, verified_by, extra["score"] = ("success" if score >= 1.0 else "failure"), "verifier", score
         except DeviceOffline as exc:
             extra["failure_reason"] = f"device offline before verification: {exc}"
+    if task is not None:
+        extra.setdefault("template", task.name())  # the viewer's template facet
+    score = extra.get("score")
     return Episode(
         instruction=instruction, source=policy.source, device=device, steps=tuple(steps),
         app=task.app_names[0] if task is not None and task.app_names else None,
         category=getattr(task, "category", None), task=task.name() if task is not None else None,
         outcome=outcome, verified_by=verified_by, policy=policy.name, round=round, meta=extra,
+        score=min(1.0, max(0.0, float(score))) if isinstance(score, (int, float)) else None,
     )
 
 

@@ -37,7 +37,7 @@ from curation.ops import OPS
 from curation.ops.balance import assign_splits
 from curation.ops.base import Context
 from curation.ops.redact import redaction_summary
-from curation.recipe import Recipe
+from curation.recipe import EXCLUDES, Recipe
 from curation.report import render_report
 from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
 from datalake.schema import now
@@ -87,10 +87,14 @@ def select(snapshot, recipe: Recipe) -> list[str]:
     """Episode ids the recipe's SQL returns, each once, in ingest order (so "keep the
     first" in dedup means the earliest ingested)."""
     sql = recipe.select.strip().rstrip(";")
-    purpose = "" if recipe.include_eval else "WHERE e.purpose IS DISTINCT FROM 'eval' "
+    where = [] if recipe.include_eval else ["e.purpose IS DISTINCT FROM 'eval'"]
+    if recipe.verified_by:  # names are checked against VERIFIED_BY when the recipe is parsed
+        where.append("e.verified_by IN (" + ", ".join(f"'{v}'" for v in recipe.verified_by) + ")")
+    where += [f"NOT e.{EXCLUDES[name]}" for name in recipe.exclude]
+    condition = f"WHERE {' AND '.join(where)} " if where else ""
     try:
         rows = snapshot.sql(f"SELECT e.episode_id FROM episodes_resolved e SEMI JOIN ({sql}) AS selection "
-                            f"USING (episode_id) {purpose}ORDER BY e.created_at, e.batch_id, e.batch_seq")
+                            f"USING (episode_id) {condition}ORDER BY e.created_at, e.batch_id, e.batch_seq")
     except duckdb.Error as exc:
         message = str(exc).splitlines()[0]
         if "episode_id" in message:

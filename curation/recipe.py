@@ -5,6 +5,8 @@
     select: |                          # SQL over the lake's views; must return episode_id
       SELECT episode_id FROM episodes_resolved WHERE outcome = 'success'
     include_eval: false                # episodes recorded by `phoneloop eval` are left out unless true
+    verified_by: [human, verifier]     # optional: keep episodes whose (resolved) verdict came from these
+    exclude: [human_rejected]          # optional: drop episodes a person judged a failure
     ops:                               # applied in order; see `phoneloop curate --list-ops`
       - op: filter
         min_steps: 2
@@ -42,7 +44,9 @@ EXPORT_PARAMS: dict[str, dict[str, Any]] = {
     "episodes": {},
 }
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_TOP = {"name", "description", "select", "include_eval", "ops", "split", "exports"}
+_TOP = {"name", "description", "select", "include_eval", "verified_by", "exclude", "ops", "split", "exports"}
+VERIFIED_BY = ("verifier", "human", "judge", "none")  # episodes_resolved.verified_by after human judgement
+EXCLUDES = {"human_rejected": "human_rejected"}  # name -> boolean column of episodes_resolved
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,15 @@ class Recipe:
     text: str
     source: str = "recipe"
     include_eval: bool = False
+    verified_by: tuple[str, ...] = ()  # empty: any
+    exclude: tuple[str, ...] = ()
 
     def canonical(self) -> dict[str, Any]:
         """Everything that decides the output, as plain data (no line numbers, no comments)."""
-        return {"name": self.name, "select": self.select.strip(), **({"include_eval": True} if self.include_eval else {}),
+        extra = {**({"include_eval": True} if self.include_eval else {}),
+                 **({"verified_by": list(self.verified_by)} if self.verified_by else {}),
+                 **({"exclude": list(self.exclude)} if self.exclude else {})}
+        return {"name": self.name, "select": self.select.strip(), **extra,
                 "ops": [{"op": s.name, **s.params} for s in self.ops], "split": self.split,
                 "exports": [{"format": s.name, **s.params} for s in self.exports]}
 
@@ -110,13 +119,29 @@ def parse_recipe(text: str, source: str = "recipe") -> Recipe:
     include_eval = data.get("include_eval", False)
     if not isinstance(include_eval, bool):
         fail("include_eval must be true or false", "include_eval")
+    verified_by = _names(data.get("verified_by"), VERIFIED_BY, "verified_by", fail)
+    exclude = _names(data.get("exclude"), tuple(EXCLUDES), "exclude", fail)
     ops = tuple(_op(i, item, lines, fail) for i, item in enumerate(data.get("ops") or []))
     split = _split(data.get("split") or {}, fail)
     exports = tuple(_export(i, item, lines, fail) for i, item in enumerate(data.get("exports") or []))
     if not exports:
         fail("a recipe needs at least one export (sft, grpo or episodes)", "exports")
     return Recipe(name=name, description=str(data.get("description") or ""), select=select, ops=ops,
-                  split=split, exports=exports, text=text, source=source, include_eval=include_eval)
+                  split=split, exports=exports, text=text, source=source, include_eval=include_eval,
+                  verified_by=verified_by, exclude=exclude)
+
+
+def _names(value: Any, valid: tuple[str, ...], key: str, fail) -> tuple[str, ...]:
+    """A name or a list of names, each one of ``valid``."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        fail(f"{key} must be a name or a list of names ({', '.join(valid)})", key)
+    for v in items:
+        if v not in valid:
+            fail(f"{key}: unknown {v!r} (valid: {', '.join(valid)})", key)
+    return tuple(items)
 
 
 def _op(i: int, item: Any, lines: dict, fail) -> Step:

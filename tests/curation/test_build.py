@@ -185,3 +185,23 @@ def test_vacuum_without_registered_versions_goes_ahead(lake):
     lake.write_episodes([episode(97, task="another.task")])
     report = lake.compact(vacuum=True)
     assert report["unrebuildable"] == [] and sum(r["vacuumed"] for k, r in report.items() if k != "unrebuildable")
+
+
+def test_recipe_keys_keep_human_verified_and_drop_human_rejected(tmp_path):
+    from datalake import schema as S
+
+    lake = Lake.init(tmp_path / "judged")
+    eps = [episode(s, verified_by="verifier", instruction=f"judged task {s}") for s in range(4)]
+    lake.write_episodes(eps)
+    lake.append("annotations", [
+        {"annotation_id": f"a{k}", "target": "episode", "episode_id": eps[k].episode_id, "status": "accepted",
+         "outcome": outcome, "annotator": "judge@example.com", "created_at": S.now()}
+        for k, outcome in ((0, "success"), (1, "failure"))])
+    base = ("name: judged\nselect: SELECT episode_id FROM episodes\n{extra}"
+            "split: {{by: episode, seed: 0, fractions: {{train: 1.0}}}}\nexports:\n  - {{format: episodes}}\n")
+    human = curate(lake, parse_recipe(base.format(extra="verified_by: human\n")))
+    assert human.counts["episodes"] == 2  # only the two a person judged
+    kept = curate(lake, parse_recipe(base.format(extra="exclude: [human_rejected]\n").replace("judged", "kept", 1)))
+    assert kept.counts["episodes"] == 3  # everything but the episode a person rejected
+    with pytest.raises(RecipeError, match="unknown 'humans'"):
+        parse_recipe(base.format(extra="verified_by: humans\n"))
