@@ -147,7 +147,7 @@ def test_collect_mock_unknown_selector_names_the_problem(lake):
     result = runner.invoke(app, ["collect", "mock", "--tasks", "app:nosuchapp", "--episodes", "1",
                                  "--lake", lake.uri])
     text = " ".join(result.output.split())
-    assert result.exit_code == 2 and "matches no task" in text and "shop" in text and "single-app" in text
+    assert result.exit_code == 2 and "unknown app 'nosuchapp'" in text and "shop" in text and "single-app" in text
 
 
 def test_collect_mock_cli_reports_json(lake):
