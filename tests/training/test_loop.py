@@ -26,7 +26,7 @@ def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     saved = json.loads((tmp_path / "lake" / "loops" / "t" / "state.json").read_text())
     state = saved["round1"]
     assert list(state) == list(STAGES[:-1])  # everything up to the failed eval was kept
-    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "eval") and "app:nope" in saved["failed"]["error"]
+    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "eval") and "unknown app 'nope'" in saved["failed"]["error"]
     datasets_before = Lake.open(lake.uri).sql("SELECT count(*) FROM datasets").column(0)[0].as_py()
 
     final_state = Loop(lake.uri, LoopConfig(**SMALL)).run(1)
