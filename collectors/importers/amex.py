@@ -20,7 +20,7 @@ from pathlib import Path
 from collectors.importers import jsonfiles
 from collectors.importers.base import Item, abs_px, dataset_meta, episode_id
 from datalake.errors import InvalidRecord
-from datalake.types import Action, Device, Episode, Observation, Step, png_size
+from datalake.types import Action, Device, Episode
 
 NAME = "amex"
 _KEYS = {"PRESS_BACK": "back", "PRESS_HOME": "home", "PRESS_ENTER": "enter"}
@@ -65,22 +65,10 @@ def _folders(path: Path) -> list[Path]:
 
 
 def convert(path: Path, record: dict, split: str | None = None) -> Episode:
-    steps_in = record.get("steps")
-    if not isinstance(steps_in, list) or not steps_in:
-        raise InvalidRecord("episode has no steps list")
-    steps = []
-    for i, s in enumerate(steps_in):
-        try:
-            if not isinstance(s, dict):
-                raise InvalidRecord("a step must be an object")
-            png = jsonfiles.screenshot(s.get("image_path"), _folders(path))
-            action = convert_action(s, png_size(png))
-        except InvalidRecord as exc:
-            raise InvalidRecord(f"step {i}: {exc}") from None
-        steps.append(Step(Observation(png), action, meta={"original": s}))
+    steps = jsonfiles.convert_steps(record, "image_path", _folders(path), convert_action)
     width, height = steps[0].observation.size
     return Episode(instruction=record.get("instruction") or "", source="public", device=Device(width, height),
-                   steps=tuple(steps), episode_id=lake_id(path, record),
+                   steps=steps, episode_id=lake_id(path, record),
                    meta={"dataset": dataset_meta(NAME, split, episode_id=record.get("episode_id") or path.stem,
                                                  file=path.name)})
 

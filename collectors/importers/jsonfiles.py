@@ -32,6 +32,28 @@ def read_json(path: Path) -> tuple[bytes, dict]:
     return raw, record
 
 
+def convert_steps(record: dict, image_key: str, folders: list[Path],
+                  convert_action: Callable[[dict, tuple[int, int]], object]) -> tuple:
+    """The episode's steps: each one's screenshot (``step[image_key]``) and its converted
+    action, with the dataset's own step record kept in ``meta.original``."""
+    from datalake.types import Observation, Step, png_size
+
+    steps_in = record.get("steps")
+    if not isinstance(steps_in, list) or not steps_in:
+        raise InvalidRecord("episode has no steps list")
+    steps = []
+    for i, s in enumerate(steps_in):
+        try:
+            if not isinstance(s, dict):
+                raise InvalidRecord("a step must be an object")
+            png = screenshot(s.get(image_key), folders)
+            action = convert_action(s, png_size(png))
+        except InvalidRecord as exc:
+            raise InvalidRecord(f"step {i}: {exc}") from None
+        steps.append(Step(Observation(png), action, meta={"original": s}))
+    return tuple(steps)
+
+
 def screenshot(name, folders: list[Path]) -> bytes:
     """The PNG called ``name`` in the first of ``folders`` that has it."""
     if not isinstance(name, str) or not name or Path(name).is_absolute() or "\\" in name:

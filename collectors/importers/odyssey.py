@@ -19,7 +19,7 @@ from pathlib import Path
 from collectors.importers import jsonfiles
 from collectors.importers.base import Item, dataset_meta, episode_id, rel1000_to_px
 from datalake.errors import InvalidRecord
-from datalake.types import Action, Device, Episode, Observation, Step, png_size
+from datalake.types import Action, Device, Episode
 
 NAME = "gui-odyssey"
 _KEYS = {"KEY_HOME": "home", "KEY_BACK": "back", "KEY_APPSELECT": "app_switch", "HOME": "home", "BACK": "back"}
@@ -61,26 +61,14 @@ def _folders(path: Path) -> list[Path]:
 
 def convert(path: Path, record: dict, split: str | None = None) -> Episode:
     task = record.get("task_info") or {}
-    steps_in = record.get("steps")
-    if not isinstance(steps_in, list) or not steps_in:
-        raise InvalidRecord("episode has no steps list")
-    steps = []
-    for i, s in enumerate(steps_in):
-        try:
-            if not isinstance(s, dict):
-                raise InvalidRecord("a step must be an object")
-            png = jsonfiles.screenshot(s.get("screenshot"), _folders(path))
-            action = convert_action(s, png_size(png))
-        except InvalidRecord as exc:
-            raise InvalidRecord(f"step {i}: {exc}") from None
-        steps.append(Step(Observation(png), action, meta={"original": s}))
+    steps = jsonfiles.convert_steps(record, "screenshot", _folders(path), convert_action)
     width, height = steps[0].observation.size
     device_info = record.get("device_info") or {}
     apps = task.get("app")
     return Episode(instruction=task.get("instruction") or "", source="public",
                    device=Device(width, height, extra={"model": device_info.get("device_name")}
                                  if device_info.get("device_name") else {}),
-                   steps=tuple(steps), episode_id=lake_id(path, record), category=task.get("category"),
+                   steps=steps, episode_id=lake_id(path, record), category=task.get("category"),
                    task=task.get("meta_task") or task.get("task"),
                    app=", ".join(apps) if isinstance(apps, list) else apps,
                    meta={"dataset": dataset_meta(NAME, split, episode_id=record.get("episode_id") or path.stem,
