@@ -94,7 +94,9 @@ def test_two_rounds_run_and_round_2_trains_from_round_1s_grpo_model(uninterrupte
 def test_sigkill_during_rollout_and_during_training_then_rerun_gives_the_same_lake(tmp_path, uninterrupted):
     lake = Lake.init(tmp_path / "lake")
     kill_when(start(tmp_path, lake), lambda: rollouts_in(lake, 1) >= 1 and "rollout" not in state(lake)["round1"])
-    assert rollouts_in(lake, 1) < 3  # killed part-way through the rollout
+    # killed inside the rollout stage: it had written episodes but not finished (its batches
+    # may already hold all of them; the stage's end is what the state file records)
+    assert rollouts_in(lake, 1) >= 1 and "rollout" not in state(lake)["round1"]
     kill_when(start(tmp_path, lake), lambda: "curate" in state(lake).get("round2", {}))  # round 2 SFT has started
     assert "sft" not in state(lake)["round2"]
     assert start(tmp_path, lake).wait(timeout=900) == 0
