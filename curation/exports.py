@@ -86,7 +86,7 @@ def build_prompt(instruction: str, history: list, params: dict, n_images: int) -
         lines.extend(f"{k + 1}. {format_action(a, style, coords, size)}" for k, (a, size) in enumerate(history))
     user = [{"type": "image", "text": None} for _ in range(n_images)]
     user.append({"type": "text", "text": "\n".join(lines)})
-    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM[style].format(coords=COORDS_TEXT[coords])}]},
+    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM[style].format(coords=COORDS_TEXT[coords.split(":")[0]])}]},
             {"role": "user", "content": user}]
 
 
