@@ -36,8 +36,8 @@ from curation.ops import OPS
 EXPORT_FORMATS = ("sft", "grpo", "episodes")
 EXPORT_PARAMS: dict[str, dict[str, Any]] = {
     "sft": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4, "previous_screenshot": False,
-            "thought": False},
-    "grpo": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4},
+            "thought": False, "elements": False},
+    "grpo": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4, "elements": False},
     "episodes": {},
 }
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")

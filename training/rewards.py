@@ -37,6 +37,7 @@ import unicodedata
 from typing import Any
 
 from curation.coords import from_model
+from curation.elements import marks_from_text, parse_with_marks
 from curation.formats import ActionParseError, parse_action
 from datalake.types import Action
 
@@ -69,14 +70,31 @@ def completion_text(completion: Any) -> str:
     return "\n".join(parts)
 
 
-def _parse(text: str, style: str, convention: str, size: tuple[int, int]) -> Action | None:
+def _parse(text: str, style: str, convention: str, size: tuple[int, int], prompt: Any = None) -> Action | None:
     try:
+        if '"element"' in text:  # an element-number action: the numbers are the prompt's element list
+            return parse_with_marks(text, style, convention, size, marks_from_text(prompt_text(prompt), convention,
+                                                                                   size))
         return parse_action(text, style, convention, size)
     except ActionParseError:
         return None
 
 
-def _pairs(completions, kw) -> list[tuple[Action | None, Action | None, dict]]:
+def prompt_text(prompt: Any) -> str:
+    """The text of a prompt (a string or chat messages with text parts)."""
+    if prompt is None or isinstance(prompt, str):
+        return prompt or ""
+    parts = []
+    for message in prompt:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [p.get("text") or "" for p in content if p.get("type") == "text"]
+    return "\n".join(parts)
+
+
+def _pairs(completions, kw, prompts=None) -> list[tuple[Action | None, Action | None, dict]]:
     out = []
     for i, completion in enumerate(completions):
         size = (int(kw["width"][i]), int(kw["height"][i]))
@@ -87,7 +105,8 @@ def _pairs(completions, kw) -> list[tuple[Action | None, Action | None, dict]]:
         if not raw:  # an online row of a --mix run: the verifier scores it
             out.append((None, None, row))
             continue
-        predicted = _parse(completion_text(completion), kw["action_format"][i], convention, size)
+        prompt = prompts[i] if prompts is not None else None
+        predicted = _parse(completion_text(completion), kw["action_format"][i], convention, size, prompt)
         target = parse_action(raw, "json", convention, size)
         out.append((predicted, target, row))
     return out
@@ -109,7 +128,7 @@ def _one_json_object(text: str) -> bool:
 
 def format_reward(prompts, completions, **kw) -> list[float | None]:
     out = []
-    for completion, (p, t, row) in zip(completions, _pairs(completions, kw)):
+    for completion, (p, t, row) in zip(completions, _pairs(completions, kw, prompts)):
         strict = p is not None and is_strict(completion_text(completion), row["style"])
         out.append(None if t is None else 1.0 if strict else 0.0)
     return out
@@ -117,19 +136,19 @@ def format_reward(prompts, completions, **kw) -> list[float | None]:
 
 def action_type_reward(prompts, completions, **kw) -> list[float | None]:
     return [None if t is None else 1.0 if p is not None and p.type == t.type else 0.0
-            for p, t, _ in _pairs(completions, kw)]
+            for p, t, _ in _pairs(completions, kw, prompts)]
 
 
 def argument_reward(prompts, completions, **kw) -> list[float | None]:
-    return [score_arguments(p, t) for p, t, _ in _pairs(completions, kw)]
+    return [score_arguments(p, t) for p, t, _ in _pairs(completions, kw, prompts)]
 
 
 def location_reward(prompts, completions, **kw) -> list[float | None]:
-    return [score_location(p, t, row["box"], row["convention"], row["size"]) for p, t, row in _pairs(completions, kw)]
+    return [score_location(p, t, row["box"], row["convention"], row["size"]) for p, t, row in _pairs(completions, kw, prompts)]
 
 
 def text_reward(prompts, completions, **kw) -> list[float | None]:
-    return [score_text(p, t) for p, t, _ in _pairs(completions, kw)]
+    return [score_text(p, t) for p, t, _ in _pairs(completions, kw, prompts)]
 
 
 def score_location(predicted: Action | None, target: Action | None, box, convention: str,
