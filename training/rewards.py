@@ -144,7 +144,8 @@ def argument_reward(prompts, completions, **kw) -> list[float | None]:
 
 
 def location_reward(prompts, completions, **kw) -> list[float | None]:
-    return [score_location(p, t, row["box"], row["convention"], row["size"]) for p, t, row in _pairs(completions, kw, prompts)]
+    return [score_location(p, t, row["box"], row["convention"], row["size"])
+            for p, t, row in _pairs(completions, kw, prompts)]
 
 
 def text_reward(prompts, completions, **kw) -> list[float | None]:
