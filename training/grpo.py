@@ -36,6 +36,7 @@ from typing import Any
 from training import common, rewards
 from training.data import cap_images, open_export
 from training.errors import BadTrainingConfig
+from training.launch import record_rank_data
 from training.registry import ModelEntry, resolve_model
 
 ENVS = ("none", "mock")
