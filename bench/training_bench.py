@@ -122,10 +122,13 @@ def experiment(quick: bool) -> None:
 
     tasks = DEMO_TASKS[:3] if quick else DEMO_TASKS
     cfg = ExperimentConfig(tasks=tasks, train_seeds=(0, 1), eval_seeds=(100, 101, 102))
+    from training.experiment import write_report
+
     root = tempfile.mkdtemp(prefix="phoneloop-exp-")
     try:
         print("(the machine is shared with other engineers: wall times are loaded figures)")
-        run_experiment(Lake.init(os.path.join(root, "lake")), cfg, sft_steps=100 if quick else 300)
+        report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, sft_steps=100 if quick else 300)
+        print(f"table and curves: {write_report(report, tempfile.mkdtemp(prefix='phoneloop-exp-report-'))}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from curation.elements import Mark, marks, parse_with_marks
@@ -250,6 +251,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_vs_sft=paired(results["sft"], results["grpo"]),
                   grpo_groups_with_variance=1 - sum(zero) / len(zero) if zero else None,
                   sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
+                  grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   wall_s=time.perf_counter() - start)
     for line in report_lines(report):
         echo(line)
@@ -275,3 +277,41 @@ def report_lines(report: dict) -> list[str]:
                  f"wall time {report['wall_s']:.0f} s")
     lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in targets]
     return lines
+
+
+def save_curves(report: dict, path) -> None:
+    """Learning curves beside the table: SFT loss, GRPO mean reward and groups with variance, success."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.5))
+    axes[0].plot(report.get("sft_losses") or [])
+    axes[0].set(title="SFT loss", xlabel="step")
+    axes[1].plot(report.get("grpo_reward") or [], marker="o")
+    axes[1].set(title="GRPO mean reward", xlabel="step")
+    zero = [v for v in report.get("grpo_frac_zero_std") or [] if v is not None]
+    axes[2].plot([1 - v for v in zero], marker="o")
+    axes[2].set(title="GRPO groups with reward variance", xlabel="step", ylim=(0, 1))
+    names = ["random", "sft", "grpo"]
+    rates = [report[n]["success"] for n in names]
+    errors = [[r - report[n]["low"] for n, r in zip(names, rates)],
+              [report[n]["high"] - r for n, r in zip(names, rates)]]
+    axes[3].bar(names, rates, yerr=errors, capsize=4)
+    axes[3].set(title="held-out success (95% CI)", ylim=(0, 1))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_report(report: dict, folder) -> Path:
+    """``report.md`` (the table and the targets), ``report.json`` and ``curves.png`` side by side in ``folder``."""
+    import json
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.md").write_text("```\n" + "\n".join(report_lines(report)) + "\n```\n")
+    (folder / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    save_curves(report, folder / "curves.png")
+    return folder
