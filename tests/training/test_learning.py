@@ -73,3 +73,21 @@ def test_grpo_after_sft_sees_reward_variance_in_its_groups(learned):
     assert entry.metrics["steps"] == 2
     assert any(std > 0 for std in entry.metrics["reward_std"]), entry.metrics
     assert "rewards/argument_reward/mean" in entry.metrics
+
+
+def test_report_prints_the_targets_and_saves_curves_beside_the_table(learned, tmp_path):
+    from PIL import Image
+
+    from training.experiment import write_report
+
+    rnd, sft, _, _ = learned
+    report = {"random": summary(rnd), "sft": summary(sft), "grpo": summary(sft),
+              "sft_vs_random": paired(rnd, sft), "grpo_vs_sft": paired(sft, sft), "grpo_groups_with_variance": 0.25,
+              "sft_losses": [3.0, 1.0, 0.5], "grpo_reward": [0.5, 0.6], "grpo_frac_zero_std": [0.75, 0.75],
+              "wall_s": 400.0}
+    folder = write_report(report, tmp_path / "exp")
+    text = (folder / "report.md").read_text()
+    assert "target >= 50% GRPO groups with reward variance: NOT met" in text
+    assert "target demo <= 6 minutes: NOT met" in text
+    assert f"sft      {summary(sft)['successes']:3}/" in text
+    assert Image.open(folder / "curves.png").size[0] > 800
