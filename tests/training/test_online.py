@@ -35,7 +35,9 @@ def test_online_grpo_drives_mock_phones_and_the_verifier_reward_reaches_the_trai
     from mockphone.tasks.registry import get
 
     # A verifier the policy can satisfy in one action (the real one needs two): the Clock app is open.
-    monkeypatch.setattr(get(CLOCK_TASK), "check",
+    # (It replaces the whole state-diff verifier: opening an app changes no state, so a `check`
+    # override alone would still score the untouched phone 0, as every start state must.)
+    monkeypatch.setattr(get(CLOCK_TASK), "is_successful",
                         lambda self, phone: float(phone.nav.foreground == "com.google.android.deskclock"))
     entry = run_grpo(train_lake, GRPORun(env="mock", tasks=CLOCK_TASK, output="clock-online", model="clock-sft",
                                          max_steps=2, num_generations=4, batch_size=4, online_prompts=4,
