@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/training_bench.py            # full-size screens (1080x2400), ~1-2 minutes on 2 cores
     .venv/bin/python bench/training_bench.py --quick    # small screens, small run
+    .venv/bin/python bench/training_bench.py --experiment [--quick]   # the learning experiment's targets
 
 In one run, on one dataset version built from oracle episodes on mock phones:
 
@@ -68,7 +69,11 @@ def build_lake(root: str, episodes: int, width: int, height: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small screens and a short run")
+    parser.add_argument("--experiment", action="store_true",
+                        help="the learning experiment: random vs SFT vs SFT->GRPO on held-out seeds, targets printed")
     opts = parser.parse_args()
+    if opts.experiment:
+        return experiment(opts.quick)
     episodes, (width, height), steps = (12, (360, 800), 20) if opts.quick else (30, (1080, 2400), 60)
     root = tempfile.mkdtemp(prefix="phoneloop-train-bench-")
     os.environ.setdefault("HF_HOME", os.path.join(root, "hf"))
@@ -107,6 +112,25 @@ def main() -> None:
     ratio = loader_rate / consume
     print(f"loader / trainer = {ratio:.1f}x  (target >= 5x: {'met' if ratio >= 5 else 'NOT met'})")
     shutil.rmtree(root, ignore_errors=True)
+
+
+
+def experiment(quick: bool) -> None:
+    """The demo as a measured experiment: random vs SFT vs SFT->GRPO on held-out seeds (targets printed)."""
+    from datalake.lake import Lake
+    from training.experiment import DEMO_TASKS, ExperimentConfig, run_experiment
+
+    tasks = DEMO_TASKS[:3] if quick else DEMO_TASKS
+    cfg = ExperimentConfig(tasks=tasks, train_seeds=(0, 1), eval_seeds=(100, 101, 102))
+    from training.experiment import write_report
+
+    root = tempfile.mkdtemp(prefix="phoneloop-exp-")
+    try:
+        print("(the machine is shared with other engineers: wall times are loaded figures)")
+        report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, sft_steps=100 if quick else 300)
+        print(f"table and curves: {write_report(report, tempfile.mkdtemp(prefix='phoneloop-exp-report-'))}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

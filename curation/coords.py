@@ -5,6 +5,10 @@ Stored actions are always in device pixels of their screenshot (``abs``). Models
 - ``abs``: device pixels, unchanged;
 - ``resized``: pixels of the image after the model's own resize (Qwen2.5-VL style:
   both sides a multiple of ``factor`` = 28, total pixels within [min_pixels, max_pixels]);
+  ``resized:F:MIN:MAX`` names another processor's geometry (factor, min and max
+  pixels), e.g. ``resized:32:1024:8192`` for the tiny Qwen3-VL's 16 px patches merged
+  2x2 under its 8192-pixel cap (``training.processor.resized_convention`` reads it off
+  a processor, so the convention is the resize the processor really applies);
 - ``rel1000``: 0-1000 across each side (Qwen3-VL, UI-TARS, OS-Atlas);
 - ``rel1``: 0-1 across each side.
 
@@ -27,9 +31,35 @@ QWEN_MAX_PIXELS = 12_845_056  # 14 * 14 * 4 * 16384, Qwen2.5-VL's default
 
 
 def check_convention(convention: str) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"unknown coordinate convention {convention!r} (known: {', '.join(CONVENTIONS)})")
+    if convention not in CONVENTIONS and not _is_resized_geometry(convention):
+        raise ValueError(f"unknown coordinate convention {convention!r} (known: {', '.join(CONVENTIONS)}, "
+                         "or resized:FACTOR:MIN_PIXELS:MAX_PIXELS)")
     return convention
+
+
+def resized_geometry(convention: str) -> tuple[int, int, int]:
+    """(factor, min_pixels, max_pixels) of a ``resized`` convention."""
+    if convention == "resized":
+        return QWEN_FACTOR, QWEN_MIN_PIXELS, QWEN_MAX_PIXELS
+    if not _is_resized_geometry(convention):
+        raise ValueError(f"{convention!r} is not a resized convention (resized or resized:FACTOR:MIN:MAX)")
+    factor, lo, hi = (int(v) for v in convention.split(":")[1:])
+    return factor, lo, hi
+
+
+def resized_name(factor: int, min_pixels: int, max_pixels: int) -> str:
+    """The convention name of a processor's resize geometry."""
+    if (factor, min_pixels, max_pixels) == (QWEN_FACTOR, QWEN_MIN_PIXELS, QWEN_MAX_PIXELS):
+        return "resized"
+    return f"resized:{int(factor)}:{int(min_pixels)}:{int(max_pixels)}"
+
+
+def _is_resized_geometry(convention: str) -> bool:
+    parts = str(convention).split(":")
+    if len(parts) != 4 or parts[0] != "resized" or not all(p.isdigit() for p in parts[1:]):
+        return False
+    factor, lo, hi = (int(p) for p in parts[1:])
+    return factor > 0 and 0 < lo <= hi
 
 
 def smart_resize(width: int, height: int, factor: int = QWEN_FACTOR, min_pixels: int = QWEN_MIN_PIXELS,
@@ -53,8 +83,8 @@ def _scale(convention: str, size: tuple[int, int]) -> tuple[float, float]:
     width, height = size
     if convention == "abs":
         return 1.0, 1.0
-    if convention == "resized":
-        rw, rh = smart_resize(width, height)
+    if convention == "resized" or _is_resized_geometry(convention):
+        rw, rh = smart_resize(width, height, *resized_geometry(convention))
         return rw / width, rh / height
     if convention == "rel1000":
         return 1000 / width, 1000 / height

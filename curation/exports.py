@@ -7,6 +7,11 @@
   element's bounds in model coordinates, when known).
 - ``episodes``: one row per episode: instruction, outcome, actions (device px), images.
 
+With ``elements: true`` (sft, grpo) the user turn also lists the screen's numbered UI
+elements (``curation.elements``) and sft answers name a point action's target by its
+number (``{"action": "click", "element": 3}``); grpo targets stay coordinates, and the
+rewards read the numbers back from the element list in the prompt.
+
 Files are ``<format>/<split>-NNNNN-of-MMMMM.parquet``, each at most ``max_shard_bytes``,
 with the ``datasets`` features in the schema metadata (images are ``Image`` features).
 Rows are written in a fixed order and the writer is deterministic, so the same
@@ -25,6 +30,7 @@ import pyarrow.parquet as pq
 from datasets import Features, Image, List, Value
 
 from curation.coords import box_to_model
+from curation.elements import format_with_marks, marks, render_marks
 from curation.formats import format_action
 from curation.workset import EpisodeRow, StepRow
 
@@ -56,6 +62,9 @@ SYSTEM = {
 COORDS_TEXT = {"abs": "screen pixels", "resized": "pixels of the resized image", "rel1000": "0-1000 on each axis",
                "rel1": "0-1 on each axis"}
 
+ELEMENTS_TEXT = (" The screen's elements are listed as [number] class \"text\" id=resource-id (box); "
+                 "name a target by its number, e.g. \"element\": 3, instead of a coordinate.")
+
 FrameSource = Callable[[StepRow], bytes]  # the PNG a step shows (redacted copy or lake frame)
 
 
@@ -71,16 +80,22 @@ def _ids(e: EpisodeRow, s: StepRow) -> dict:
 def prompt_messages(e: EpisodeRow, i: int, params: dict, n_images: int) -> list[dict]:
     """System + user messages for kept step ``i`` of ``e`` (shared by sft and grpo). The
     previous actions are the recorded ones (``e.trajectory``), dropped steps included;
-    steps whose recorded action does not validate are left out of the list."""
+    steps whose recorded action does not validate are left out of the list. With
+    ``elements: true`` the user turn also lists the screen's numbered UI elements."""
     past = [s for s in e.history(e.steps[i]) if s.action is not None]
     n = params["history"]
     history = [(s.action, (s.width, s.height)) for s in (past[-n:] if n else [])]
-    return build_prompt(e.instruction, history, params, n_images)
+    s = e.steps[i]
+    screen = render_marks(marks(s.ui_tree, (s.width, s.height)), params["coords"], (s.width, s.height)) \
+        if params.get("elements") else None
+    return build_prompt(e.instruction, history, params, n_images, elements=screen)
 
 
-def build_prompt(instruction: str, history: list, params: dict, n_images: int) -> list[dict]:
+def build_prompt(instruction: str, history: list, params: dict, n_images: int,
+                 elements: str | None = None) -> list[dict]:
     """The prompt a model sees: the system text for the action format, then the screenshot
-    placeholder(s), the task and the last actions. ``history`` is [(Action, (width, height))]
+    placeholder(s), the task, the last actions and (``elements``, rendered by
+    ``curation.elements.render_marks``) the screen's numbered elements. ``history`` is [(Action, (width, height))]
     already cut to ``params["history"]``; policies call this too, so training and rollouts
     use the same prompt."""
     style, coords = params["action_format"], params["coords"]
@@ -88,10 +103,14 @@ def build_prompt(instruction: str, history: list, params: dict, n_images: int) -
     if history:
         lines.append("Previous actions:")
         lines.extend(f"{k + 1}. {format_action(a, style, coords, size)}" for k, (a, size) in enumerate(history))
+    if elements is not None:
+        lines += ["Elements:", elements or "(none)"]
     user = [{"type": "image", "text": None} for _ in range(n_images)]
     user.append({"type": "text", "text": "\n".join(lines)})
-    return [{"role": "system", "content": [{"type": "text", "text": SYSTEM[style].format(coords=COORDS_TEXT[coords])}]},
-            {"role": "user", "content": user}]
+    system = SYSTEM[style].format(coords=COORDS_TEXT[coords.split(":")[0]])
+    if elements is not None:
+        system += ELEMENTS_TEXT
+    return [{"role": "system", "content": [{"type": "text", "text": system}]}, {"role": "user", "content": user}]
 
 
 def sft_rows(ws: list[EpisodeRow], params: dict, frame: FrameSource) -> Iterator[dict]:
@@ -101,12 +120,19 @@ def sft_rows(ws: list[EpisodeRow], params: dict, frame: FrameSource) -> Iterator
             past = e.history(s)
             if params["previous_screenshot"] and past:
                 images.insert(0, frame(past[-1]))
-            answer = format_action(s.action, params["action_format"], params["coords"], (s.width, s.height))
+            answer = _answer(s, params)
             if params["thought"] and s.thought:
                 answer = f"{s.thought}\n{answer}"
             messages = prompt_messages(e, i, params, len(images))
             messages.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
             yield {"messages": messages, "images": [_image(p) for p in images], **_ids(e, s)}
+
+
+def _answer(s: StepRow, params: dict) -> str:
+    size = (s.width, s.height)
+    if params.get("elements"):
+        return format_with_marks(s.action, params["action_format"], params["coords"], size, marks(s.ui_tree, size))
+    return format_action(s.action, params["action_format"], params["coords"], size)
 
 
 def grpo_rows(ws: list[EpisodeRow], params: dict, frame: FrameSource) -> Iterator[dict]:

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from curation.coords import CONVENTIONS
+from curation.coords import CONVENTIONS, check_convention  # noqa: F401
 from curation.errors import RecipeError
 from curation.formats import STYLES
 from curation.ops import OPS
@@ -39,8 +39,8 @@ from curation.ops import OPS
 EXPORT_FORMATS = ("sft", "grpo", "episodes")
 EXPORT_PARAMS: dict[str, dict[str, Any]] = {
     "sft": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4, "previous_screenshot": False,
-            "thought": False},
-    "grpo": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4},
+            "thought": False, "elements": False},
+    "grpo": {"coords": "rel1000", "action_format": "qwen3vl", "history": 4, "elements": False},
     "episodes": {},
 }
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -170,7 +170,7 @@ def _export(i: int, item: Any, lines: dict, fail) -> Step:
         if type(value) is not type(allowed[key]):
             fail(f"export {fmt!r}: {key} must be a {type(allowed[key]).__name__}", "exports", i, key)
         params[key] = value
-    if "coords" in params and params["coords"] not in CONVENTIONS:
+    if "coords" in params and not _known_convention(params["coords"]):
         fail(f"coords must be one of {', '.join(CONVENTIONS)}", "exports", i, "coords")
     if "action_format" in params and params["action_format"] not in STYLES:
         fail(f"action_format must be one of {', '.join(STYLES)}", "exports", i, "action_format")
@@ -212,3 +212,10 @@ def _key_lines(node, path: tuple = ()) -> dict[tuple, int]:
             out[path + (i,)] = value.start_mark.line + 1
             out.update(_key_lines(value, path + (i,)))
     return out
+
+
+def _known_convention(convention) -> bool:
+    try:
+        return bool(check_convention(str(convention)))
+    except ValueError:
+        return False

@@ -199,7 +199,9 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor):
 def _reward_metrics(trainer) -> dict[str, Any]:
     history = [h for h in trainer.state.log_history if "reward" in h]
     out: dict[str, Any] = {"reward": [round(h["reward"], 4) for h in history],
-                           "reward_std": [round(h.get("reward_std", 0.0), 4) for h in history]}
+                           "reward_std": [round(h.get("reward_std", 0.0), 4) for h in history],
+                           # share of prompt groups whose completions all scored the same (no GRPO signal)
+                           "frac_reward_zero_std": [h.get("frac_reward_zero_std") for h in history]}
     for key in sorted({k for h in history for k in h if k.startswith("rewards/") and k.endswith("/mean")
                        or k.startswith("tools/")}):
         out[key] = [h.get(key) for h in history]

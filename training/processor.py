@@ -65,3 +65,18 @@ def load_processor(path: str | Path, *, max_pixels: int | None = None, padding_s
         processor.tokenizer.padding_side = padding_side
         processor.padding_side = padding_side
     return processor
+
+
+def resized_convention(processor) -> str:
+    """The ``resized`` coordinate convention of the resize this processor really applies.
+
+    Qwen-VL processors resize every image to sides that are multiples of
+    ``patch_size * merge_size`` with the pixel count within the processor's
+    ``size`` bounds; the name (``resized:F:MIN:MAX``) carries that geometry to the
+    exports, the rewards and the policies."""
+    from curation.coords import resized_name
+
+    ip = processor.image_processor
+    factor = int(ip.patch_size) * int(getattr(ip, "merge_size", 1) or 1)
+    size = dict(ip.size)
+    return resized_name(factor, int(size["shortest_edge"]), int(size["longest_edge"]))

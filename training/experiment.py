@@ -1,0 +1,317 @@
+"""A measured learning experiment on mock phones: oracle demos on training seeds, evaluation on held-out seeds.
+
+The embedded default learns from the element-list format (``curation.elements``): the
+instruction, the previous actions and the screen's numbered UI elements beside a small
+screenshot, answering with element-number actions. The steps, each one library call:
+
+1. ``write_demonstrations``: oracle episodes of each template on the training seeds,
+   written to the lake as a collector would (verified by the task's own verifier);
+2. ``curate_demos``: a dataset version whose sft export uses ``elements: true``;
+3. SFT with ``training.sft.run_sft`` (the real TRL path, the tiny Qwen3-VL model);
+4. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
+   a checkpoint), each step's reply parsed with the element list of that very screen
+   and executed on a fresh mock phone; success is the task verifier's, never the
+   model's claim. ``wilson`` gives 95% intervals, ``paired`` the per-episode paired
+   difference of two policies on the same (template, seed) episodes.
+
+This module evaluates with its own small loop because the rollout runner's policies
+do not read element lists yet (``rollout/`` is another branch's); the loop uses the
+same prompt builder as the exports, so training and evaluation see the same text.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from curation.elements import Mark, marks, parse_with_marks
+from curation.exports import build_prompt
+from curation.formats import ActionParseError
+from datalake.types import Action, Device, Episode, Step
+
+Actor = Callable[[list, list, list, tuple], str]  # (messages, images, marks, size) -> reply text
+POINT = ("tap", "double_tap", "long_press")
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    tasks: tuple[str, ...]  # template names from mockphone's registry
+    train_seeds: tuple[int, ...] = (0, 1, 2, 3)
+    eval_seeds: tuple[int, ...] = (100, 101, 102)  # held out: never demonstrated
+    action_format: str = "json"  # json | qwen3vl
+    coords: str = "rel1000"
+    history: int = 4
+    extra_steps: int = 2  # an episode may run this many steps past the oracle's length
+
+    def __post_init__(self) -> None:
+        overlap = set(self.train_seeds) & set(self.eval_seeds)
+        if overlap:
+            raise ValueError(f"evaluation seeds must be held out; seeds {sorted(overlap)} are also training seeds")
+        if not self.tasks:
+            raise ValueError("an experiment needs at least one task template")
+
+    @property
+    def params(self) -> dict:
+        return {"coords": self.coords, "action_format": self.action_format, "history": self.history,
+                "previous_screenshot": False, "thought": False, "elements": True}
+
+
+@dataclass
+class EpisodeResult:
+    task: str
+    seed: int
+    success: bool
+    steps: int
+    parsed: int  # replies that parsed into an action
+    replies: list[str] = field(default_factory=list)
+
+
+def _phone(task_name: str, seed: int):
+    from mockphone.phone import MockPhone
+    from mockphone.tasks.registry import get
+
+    phone = MockPhone()
+    phone.reset(seed)
+    task = get(task_name)(seed=seed)
+    task.initialize_task(phone)
+    return phone, task
+
+
+def oracle_demo(task_name: str, seed: int) -> Episode:
+    """The oracle's episode of one template and seed, with a closing terminate(success)."""
+    from mockphone.tasks.oracle import UI
+
+    phone, task = _phone(task_name, seed)
+    steps = []
+    for action in task.oracle(UI(phone)):
+        steps.append(Step(phone.observe(), action))
+        phone.act(action)
+    if not steps or steps[-1].action.type != "terminate":
+        steps.append(Step(phone.observe(), Action("terminate", status="success")))
+    outcome = "success" if task.is_successful(phone) == 1.0 else "failure"
+    w, h = phone.device().width, phone.device().height
+    return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
+                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
+
+
+def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
+    episodes = [oracle_demo(t, s) for t in cfg.tasks for s in cfg.train_seeds]
+    lake.write_episodes(episodes)
+    return len(episodes)
+
+
+def curate_demos(lake, cfg: ExperimentConfig, name: str) -> str:
+    """A dataset version of the demonstrations with an element-list sft export; returns NAME@vN."""
+    from curation.build import curate
+    from curation.recipe import parse_recipe
+
+    tasks = ", ".join(f"'{t}'" for t in cfg.tasks)
+    recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE source = 'oracle' AND task IN ({tasks})\n"
+              "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n"
+              f"  - {{format: sft, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
+              "elements: true}\n"
+              f"  - {{format: grpo, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
+              "elements: true}\n")
+    return curate(lake, parse_recipe(recipe)).ref
+
+
+def run_episode(actor: Actor, cfg: ExperimentConfig, task_name: str, seed: int, max_steps: int) -> EpisodeResult:
+    from PIL import Image
+    import io
+
+    phone, task = _phone(task_name, seed)
+    size = (phone.device().width, phone.device().height)
+    history: list = []
+    result = EpisodeResult(task_name, seed, False, 0, 0)
+    for _ in range(max_steps):
+        obs = phone.observe()
+        items = marks(obs.ui_tree, size)
+        screen = _render(items, cfg, size)
+        messages = build_prompt(task.goal, history[-cfg.history:] if cfg.history else [], cfg.params, 1,
+                                elements=screen)
+        reply = actor(messages, [Image.open(io.BytesIO(obs.screenshot))], items, size)
+        result.replies.append(reply)
+        result.steps += 1
+        try:
+            action = parse_with_marks(reply, cfg.action_format, cfg.coords, size, items)
+        except ActionParseError:
+            history.append((Action("wait", seconds=1), size))
+            continue
+        result.parsed += 1
+        history.append((action, size))
+        if action.type == "terminate":
+            break
+        phone.act(action)
+    result.success = task.is_successful(phone) == 1.0
+    return result
+
+
+def _render(items: list[Mark], cfg: ExperimentConfig, size) -> str:
+    from curation.elements import render_marks
+
+    return render_marks(items, cfg.coords, size)
+
+
+def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None = None) -> list[EpisodeResult]:
+    """Every template on every (held-out by default) seed; budget = the oracle's length + ``extra_steps``."""
+    out = []
+    for task_name in cfg.tasks:
+        budget = len(oracle_demo(task_name, cfg.train_seeds[0]).steps) + cfg.extra_steps
+        for seed in seeds if seeds is not None else cfg.eval_seeds:
+            out.append(run_episode(actor, cfg, task_name, seed, budget))
+    return out
+
+
+def random_actor(cfg: ExperimentConfig, seed: int = 0) -> Actor:
+    """A uniform policy over the screen's elements and the non-pointing actions (the baseline)."""
+    from curation.elements import format_with_marks
+
+    rng = random.Random(seed)
+
+    def act(messages, images, items, size) -> str:
+        choices = [Action("tap", x=m.center[0], y=m.center[1]) for m in items]
+        choices += [Action("key", key=k) for k in ("back", "home", "enter")]
+        choices += [Action("scroll", direction=d) for d in ("up", "down")]
+        choices += [Action("terminate", status="success"), Action("input_text", text="hello")]
+        return format_with_marks(rng.choice(choices), cfg.action_format, cfg.coords, size, items)
+
+    return act
+
+
+def checkpoint_actor(policy, *, max_new_tokens: int = 48) -> Actor:
+    """Greedy replies of a ``training.infer.CheckpointPolicy``."""
+    def act(messages, images, items, size) -> str:
+        return policy.generate(messages, images, max_new_tokens=max_new_tokens)
+
+    return act
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score 95% interval of a success rate."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def paired(a: list[EpisodeResult], b: list[EpisodeResult], resamples: int = 2000, seed: int = 0) -> dict:
+    """Mean of b - a over the same (task, seed) episodes, with a bootstrap 95% interval."""
+    left = {(r.task, r.seed): float(r.success) for r in a}
+    diffs = [float(r.success) - left[(r.task, r.seed)] for r in b if (r.task, r.seed) in left]
+    if not diffs:
+        return {"n": 0, "diff": 0.0, "low": 0.0, "high": 0.0}
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(resamples))
+    return {"n": len(diffs), "diff": sum(diffs) / len(diffs), "low": means[int(0.025 * resamples)],
+            "high": means[int(0.975 * resamples) - 1]}
+
+
+def summary(results: list[EpisodeResult]) -> dict:
+    n = len(results)
+    k = sum(r.success for r in results)
+    low, high = wilson(k, n)
+    steps = sum(r.steps for r in results)
+    return {"episodes": n, "successes": k, "success": k / n if n else 0.0, "low": low, "high": high,
+            "parse_rate": sum(r.parsed for r in results) / steps if steps else 0.0}
+
+
+DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "MailStar", "MailArchive",
+              "NotesDelete", "ClockCancelTimer", "ShopRemoveFromCart", "NotificationsClearAll",
+              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm")
+
+
+def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
+                   learning_rate: float = 3e-3, echo: Callable[[str], None] = print) -> dict:
+    """Random, SFT and SFT->GRPO on the held-out seeds; the figures the issue's targets name."""
+    import time
+
+    from training.grpo import GRPORun, run_grpo
+    from training.infer import load_checkpoint
+    from training.sft import SFTRun, run_sft
+
+    start = time.perf_counter()
+    write_demonstrations(lake, cfg)
+    ref = curate_demos(lake, cfg, "demo")
+    sft = run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=sft_steps, batch_size=4,
+                               learning_rate=learning_rate, save_steps=100_000))
+    grpo = run_grpo(lake, GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=grpo_steps,
+                                  num_generations=4, batch_size=8, temperature=1.2, learning_rate=1e-5,
+                                  max_completion_tokens=24, seed=0))
+    results = {"random": evaluate(random_actor(cfg), cfg),
+               "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
+               "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}
+    zero = [v for v in grpo.metrics.get("frac_reward_zero_std", []) if v is not None]
+    report = {name: summary(r) for name, r in results.items()}
+    report.update(sft_vs_random=paired(results["random"], results["sft"]),
+                  grpo_vs_sft=paired(results["sft"], results["grpo"]),
+                  grpo_groups_with_variance=1 - sum(zero) / len(zero) if zero else None,
+                  sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
+                  grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
+                  wall_s=time.perf_counter() - start)
+    for line in report_lines(report):
+        echo(line)
+    return report
+
+
+def report_lines(report: dict) -> list[str]:
+    lines = ["policy   success  95% interval   parse rate"]
+    for name in ("random", "sft", "grpo"):
+        s = report[name]
+        lines.append(f"{name:8} {s['successes']:3}/{s['episodes']:<3}  [{s['low']:.2f}, {s['high']:.2f}]    "
+                     f"{s['parse_rate']:.2f}")
+    for key in ("sft_vs_random", "grpo_vs_sft"):
+        p = report[key]
+        lines.append(f"{key}: paired difference {p['diff']:+.2f} [{p['low']:+.2f}, {p['high']:+.2f}] over {p['n']}")
+    share = report["grpo_groups_with_variance"]
+    targets = [("SFT success >= 40%", report["sft"]["success"] >= 0.4),
+               ("SFT interval above random's", report["sft"]["low"] > report["random"]["high"]),
+               ("SFT->GRPO >= SFT", report["grpo"]["success"] >= report["sft"]["success"]),
+               (">= 50% GRPO groups with reward variance", share is not None and share >= 0.5),
+               ("demo <= 6 minutes", report["wall_s"] <= 360)]
+    lines.append(f"GRPO groups with non-zero reward variance: {share if share is None else f'{share:.0%}'}; "
+                 f"wall time {report['wall_s']:.0f} s")
+    lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in targets]
+    return lines
+
+
+def save_curves(report: dict, path) -> None:
+    """Learning curves beside the table: SFT loss, GRPO mean reward and groups with variance, success."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.5))
+    axes[0].plot(report.get("sft_losses") or [])
+    axes[0].set(title="SFT loss", xlabel="step")
+    axes[1].plot(report.get("grpo_reward") or [], marker="o")
+    axes[1].set(title="GRPO mean reward", xlabel="step")
+    zero = [v for v in report.get("grpo_frac_zero_std") or [] if v is not None]
+    axes[2].plot([1 - v for v in zero], marker="o")
+    axes[2].set(title="GRPO groups with reward variance", xlabel="step", ylim=(0, 1))
+    names = ["random", "sft", "grpo"]
+    rates = [report[n]["success"] for n in names]
+    errors = [[r - report[n]["low"] for n, r in zip(names, rates)],
+              [report[n]["high"] - r for n, r in zip(names, rates)]]
+    axes[3].bar(names, rates, yerr=errors, capsize=4)
+    axes[3].set(title="held-out success (95% CI)", ylim=(0, 1))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_report(report: dict, folder) -> Path:
+    """``report.md`` (the table and the targets), ``report.json`` and ``curves.png`` side by side in ``folder``."""
+    import json
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "report.md").write_text("```\n" + "\n".join(report_lines(report)) + "\n```\n")
+    (folder / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    save_curves(report, folder / "curves.png")
+    return folder
