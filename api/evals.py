@@ -9,8 +9,11 @@ eval writer (rollout/eval.py) writes exactly it:
 - ``summary_json``: ``{"overall": G, "by_category": {category: G}, "by_app": {app: G}}`` where
   ``G = {"n": int, "successes": int, "rate": float, "low": float, "high": float}`` (rate in
   0..1 with its 95% interval). The viewer shows these numbers as stored; when the column
-  is NULL it computes them from ``results_json`` (Wilson intervals) and says so;
-- ``comparisons_json``: a list of paired comparisons with the other policies of the eval
+  is NULL it computes them from ``results_json`` (Wilson intervals) and says so, and the
+  eval writer's rows (no ``overall``) get their overall cell from ``results_json``;
+- ``comparisons_json`` (as ``rollout/eval.py`` writes it, each pair once:
+  ``{a, b, pairs, both, only_a, only_b, neither, rate_a, rate_b, test, p_value}``) is read
+  as a list of paired comparisons with the other policies of the eval
   on the same (task, seed) pairs: ``{"against": policy, "group": "overall"|category,
   "pairs": int, "only_this": int, "only_other": int, "both": int, "neither": int,
   "diff": float, "low": float, "high": float, "p_value": float|null}`` (``diff`` is this
@@ -75,10 +78,32 @@ def _row(row: dict[str, Any]) -> dict[str, Any]:
     out["summary_computed"] = out["summary"] is None
     if out["summary"] is None:
         out["summary"] = summarise(out["results"])
-    out["comparisons"] = _loads(row.get("comparisons_json"), [])
+    elif "overall" not in out["summary"]:  # the eval writer stores per-group cells only
+        out["summary"] = {"overall": _cell(out["results"]), **out["summary"]}
+    out["comparisons"] = [_comparison(c, row.get("policy")) for c in _loads(row.get("comparisons_json"), [])]
     n = row.get("episodes") or 0
     out["rate"] = (row.get("successes") or 0) / n if n else None
     return out
+
+
+def _comparison(c: dict[str, Any], policy: str | None) -> dict[str, Any]:
+    """One paired comparison seen from ``policy``'s row. ``rollout/eval.py`` writes each pair
+    once as ``{a, b, pairs, both, only_a, only_b, neither, rate_a, rate_b, test, p_value}``
+    (McNemar's exact test); the viewer's shape (module docstring) is derived from it, with a
+    Wald interval for the paired difference."""
+    if "against" in c:
+        return c
+    mine = c.get("a") == policy
+    only_this, only_other = (c.get("only_a", 0), c.get("only_b", 0)) if mine else (c.get("only_b", 0), c.get("only_a", 0))
+    n = c.get("pairs") or 0
+    diff = (only_this - only_other) / n if n else None
+    low = high = None
+    if n:
+        se = math.sqrt(max(0.0, (only_this + only_other) - (only_this - only_other) ** 2 / n)) / n
+        low, high = max(-1.0, diff - 1.96 * se), min(1.0, diff + 1.96 * se)
+    return {"against": c.get("b") if mine else c.get("a"), "group": c.get("group", "overall"), "pairs": n,
+            "only_this": only_this, "only_other": only_other, "both": c.get("both", 0), "neither": c.get("neither", 0),
+            "diff": diff, "low": low, "high": high, "p_value": c.get("p_value"), "test": c.get("test")}
 
 
 def list_evals(sql: Sql) -> list[dict[str, Any]]:

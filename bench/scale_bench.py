@@ -88,7 +88,7 @@ def bench_ray(quick: bool) -> None:
 
     from rollout.runner import RolloutSpec, jobs_for, rollout
 
-    tasks = "app:clock&category:single-app" if quick else "app:clock|app:notes"
+    tasks = "app:clock&category:single-app" if quick else "app:clock,app:notes"
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
     try:
         with tempfile.TemporaryDirectory() as tmp:
