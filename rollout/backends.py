@@ -45,9 +45,6 @@ class LocalBackend:
         """The worker is gone without having finished normally."""
         return not handle.is_alive() and handle.exitcode not in (0, None)
 
-    def alive(self, handle) -> bool:
-        return handle.is_alive()
-
     def join(self, handles: list) -> None:
         for proc in handles:
             proc.join()
@@ -88,10 +85,6 @@ class RayBackend:
         except Exception:  # RayActorError, a worker process that died, a node that left
             return True
         return False
-
-    def alive(self, handle) -> bool:
-        ready, _ = self.ray.wait([handle[1]], timeout=0)
-        return not ready
 
     def join(self, handles: list) -> None:
         for actor, ref in handles:
