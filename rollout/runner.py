@@ -213,6 +213,8 @@ def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, pro
             pending = _reap(backend, workers, in_flight, finished, usable, jobs, pending, report)
             if pending > 0 and len(finished) == len(workers):
                 break
+            if pending > 0 and _only_lost_jobs_left(jobs, workers, in_flight, finished, report):
+                pending = 0  # stop the live workers; the lake check after this pass reruns the lost job
             continue
         kind_ = message["kind"]
         if kind_ == "started":
@@ -253,6 +255,24 @@ def _reap(backend, workers, in_flight, finished, usable, jobs, pending, report) 
         elif job is not None and pending == -1:
             pass  # the stop signals are out; the lake check after this pass runs it again
     return pending
+
+
+def _only_lost_jobs_left(jobs, workers, in_flight, finished, report) -> bool:
+    """After a worker died, the jobs still counted as pending may include one it had taken
+    from the queue but not yet announced ("started" never arrived): nobody will end it, so
+    waiting would hang. When the queue is empty and no live worker holds a job, that is
+    the case. Stopping early is always safe: a live worker still busy finishes its episode
+    before it reads the stop signal, and ``_run_workers`` reruns whatever is not in the lake."""
+    if report.worker_deaths == 0 or not _queue_empty(jobs):
+        return False
+    return all(in_flight.get(phone) is None for phone in workers if phone not in finished)
+
+
+def _queue_empty(jobs) -> bool:
+    try:
+        return jobs.empty()
+    except (OSError, ValueError):  # a closed queue
+        return True
 
 
 def _absorb(report: RolloutReport, message: dict) -> int:
