@@ -1,8 +1,14 @@
-"""Cheap structural PNG validation: no pixel decoding, so ingest stays fast.
+"""PNG for the lake: cheap structural validation, and a fast lossless encoder.
 
-Checks the signature, that IHDR comes first, every chunk's length and CRC, that
-there is image data and that the file ends with IEND. A truncated or corrupted
-screenshot fails one of these; decoding every 1080x2400 frame would cost ~20 ms each.
+``check_png`` decodes no pixels, so ingest stays fast: it checks the signature, that
+IHDR comes first, every chunk's length and CRC, that there is image data and that the
+file ends with IEND. A truncated or corrupted screenshot fails one of these; decoding
+every 1080x2400 frame would cost ~20 ms each.
+
+``encode_png`` turns raw pixels (datasets such as AitW store screenshots that way) into
+a standard 8-bit PNG: one IDAT, no row filters, deflated by ISA-L at level 1 (python-isal,
+a zlib-compatible stream every PNG decoder reads). On a 270x600 UI screen that is ~0.5 ms
+against ~2.5-5 ms for OpenCV's libpng at zlib level 1 with no filters, at a smaller size.
 """
 
 from __future__ import annotations
@@ -10,9 +16,37 @@ from __future__ import annotations
 import struct
 import zlib
 
+import numpy as np
+from isal import isal_zlib
+
 from datalake.errors import InvalidRecord
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ENCODE_LEVEL = 1  # ISA-L levels are 0-3; 1 is both faster and smaller than 3 on UI screens
+_COLOUR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> PNG colour type (gray, gray+alpha, RGB, RGBA)
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
+
+
+def encode_png(pixels: np.ndarray) -> bytes:
+    """(height, width[, channels]) uint8 pixels -> PNG bytes that decode to the same pixels.
+
+    Channels 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); a 2-D array is gray."""
+    if pixels.ndim == 2:
+        pixels = pixels[:, :, None]
+    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] not in _COLOUR_TYPES \
+            or pixels.shape[0] == 0 or pixels.shape[1] == 0:
+        raise InvalidRecord(f"cannot encode pixels of shape {pixels.shape} and type {pixels.dtype} as PNG "
+                            "(want uint8 height x width x 1-4 channels)")
+    height, width, channels = pixels.shape
+    rows = np.empty((height, width * channels + 1), np.uint8)
+    rows[:, 0] = 0  # filter type None on every row
+    rows[:, 1:] = pixels.reshape(height, width * channels)
+    header = struct.pack(">IIBBBBB", width, height, 8, _COLOUR_TYPES[channels], 0, 0, 0)
+    return b"".join((SIGNATURE, _chunk(b"IHDR", header), _chunk(b"IDAT", isal_zlib.compress(rows, ENCODE_LEVEL)),
+                     _chunk(b"IEND", b"")))
 
 
 def check_png(data: bytes) -> tuple[int, int]:

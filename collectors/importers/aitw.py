@@ -13,8 +13,9 @@ incomplete at the end is quarantined). Actions follow the dataset's own rules
 
 ``image/encoded`` holds the screenshot as raw uint8 pixels, ``image/height`` x
 ``image/width`` x ``image/channels`` (the dataset's own reader does ``decode_raw`` and a
-reshape); it is encoded to PNG here (zlib level 1: AitW has millions of steps). A
-record whose bytes already are a PNG is kept as it is.
+reshape); it is encoded to PNG (``datalake.png.encode_png``: no filters, ISA-L deflate
+level 1, since AitW has millions of steps) on a thread pool as soon as the record is
+read, so encoding overlaps reading. A record whose bytes already are a PNG is kept as it is.
 
 Each step keeps the original ``results/*`` fields in ``meta.original`` and the UI
 annotations (OCR text and icon boxes, in pixels) in ``meta.ui_annotations``.
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,7 @@ from collectors.importers import protos
 from collectors.importers.base import Item, check_unit, dataset_meta, episode_id, unit_to_px
 from collectors.importers.tfrecord import CorruptRecord, read_records
 from datalake.errors import InvalidRecord
+from datalake.png import SIGNATURE, encode_png
 from datalake.types import Action, Device, Episode, Observation, Step, png_size
 
 NAME = "aitw"
@@ -93,7 +95,6 @@ def _ui_annotations(feats: dict, width: int, height: int) -> list[dict]:
     return out
 
 
-PNG_LEVEL = 1
 _ENCODER: ThreadPoolExecutor | None = None
 
 
@@ -102,38 +103,19 @@ def _encoder() -> ThreadPoolExecutor:
     if _ENCODER is None:
         _ENCODER = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="aitw-png")
     return _ENCODER
-_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def screenshot_png(feats: dict) -> bytes:
     """``image/encoded`` as PNG: raw (height, width, channels) uint8 pixels are encoded."""
     data = _one(feats, "image/encoded")
-    if data[:8] == _SIGNATURE:
+    if data[:8] == SIGNATURE:
         return data
     height, width = int(_one(feats, "image/height")), int(_one(feats, "image/width"))
     channels = int(_one(feats, "image/channels"))
     if channels not in (1, 3, 4) or height <= 0 or width <= 0 or len(data) != height * width * channels:
         raise InvalidRecord(f"image/encoded has {len(data)} bytes, not the raw {height}x{width}x{channels} "
                             "pixels the record declares (and is not a PNG)")
-    pixels = np.frombuffer(data, np.uint8).reshape(height, width, channels)
-    return encode_png(pixels)
-
-
-def encode_png(pixels: np.ndarray) -> bytes:
-    """Raw RGB(A)/gray pixels -> PNG with zlib level 1 and no row filters: OpenCV's libpng
-    at ~2.5 ms for a 270x600 screen, against ~6-7 ms for Pillow (which always runs adaptive
-    filtering) at about the same size on UI screens. Lossless: decodes to the same pixels."""
-    import cv2
-
-    if pixels.shape[2] == 1:
-        image = pixels[:, :, 0]
-    else:  # OpenCV wants BGR(A)
-        image = cv2.cvtColor(pixels, cv2.COLOR_RGB2BGR if pixels.shape[2] == 3 else cv2.COLOR_RGBA2BGRA)
-    ok, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL,
-                                           cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_NONE])
-    if not ok:
-        raise InvalidRecord(f"could not encode a {pixels.shape[1]}x{pixels.shape[0]} screenshot as PNG")
-    return buf.tobytes()
+    return encode_png(np.frombuffer(data, np.uint8).reshape(height, width, channels))
 
 
 def _png_or_error(feats: dict) -> bytes | InvalidRecord:
@@ -156,12 +138,11 @@ def _step(feats: dict, png: bytes | InvalidRecord) -> tuple[Step, tuple[int, int
         (width, height)
 
 
-def _episode(orig_id: str, steps: list[dict], split: str | None) -> Episode:
+def _episode(orig_id: str, steps: list[dict], pngs: list[Future], split: str | None) -> Episode:
     converted = []
-    pngs = list(_encoder().map(_png_or_error, steps))  # Pillow's encoder releases the GIL
     for k, (feats, png) in enumerate(zip(steps, pngs)):
         try:
-            converted.append(_step(feats, png))
+            converted.append(_step(feats, png.result()))
         except InvalidRecord as exc:
             raise InvalidRecord(f"step {k}: {exc}") from None
     width, height = converted[0][1]
@@ -174,7 +155,8 @@ def _episode(orig_id: str, steps: list[dict], split: str | None) -> Episode:
 
 class _Pending:
     def __init__(self):
-        self.steps: dict[int, tuple[dict, str, str, bytes]] = {}  # step_id -> (features, origin, locator, raw)
+        # step_id -> (features, origin, locator, raw record, its PNG being encoded)
+        self.steps: dict[int, tuple[dict, str, str, bytes, Future | None]] = {}
         self.length: int | None = None
         self.failed: list[Item] = []
 
@@ -202,7 +184,10 @@ def items(paths: list[str], known: set[str], split: str | None = None) -> Iterat
                 continue
             ep.length = int(_one(feats, "episode_length", 0)) or ep.length
             known_ep = episode_id(NAME, orig_id) in known
-            ep.steps[step_id] = ({} if known_ep else feats, origin, locator, b"" if known_ep else rec.data)
+            if known_ep:
+                ep.steps[step_id] = ({}, origin, locator, b"", None)
+            else:  # encoding starts now, overlapping the reading of the next records
+                ep.steps[step_id] = (feats, origin, locator, rec.data, _encoder().submit(_png_or_error, feats))
             if ep.length is not None and len(ep.steps) >= ep.length:
                 yield from _finish(orig_id, pending.pop(orig_id), known, split)
     for orig_id, ep in pending.items():
@@ -222,7 +207,7 @@ def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None) -> I
         error = f"episode {orig_id!r} is incomplete: has steps {ids[:20]}, missing {missing[:20]}"
     else:
         try:
-            episode = _episode(orig_id, [ep.steps[k][0] for k in ids], split)
+            episode = _episode(orig_id, [ep.steps[k][0] for k in ids], [ep.steps[k][4] for k in ids], split)
         except InvalidRecord as exc:
             error = str(exc)
         else:
@@ -231,5 +216,5 @@ def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None) -> I
             yield Item(first[1], first[2], lake_id, episode=episode)
             return
     for k in ids:  # nothing is lost: every step record of a rejected episode goes to quarantine
-        _, origin, locator, raw = ep.steps[k]
+        _, origin, locator, raw, _ = ep.steps[k]
         yield Item(origin, locator, lake_id, raw, error=f"episode {orig_id!r} step {k}: {error}")
