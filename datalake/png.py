@@ -23,7 +23,8 @@ from datalake.errors import InvalidRecord
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ENCODE_LEVEL = 1  # ISA-L levels are 0-3; 1 is both faster and smaller than 3 on UI screens
-_COLOUR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # channels -> PNG colour type (gray, gray+alpha, RGB, RGBA)
+# channels -> PNG colour type (gray, RGB, RGBA); no gray+alpha: pyspng, which the project reads with, refuses it
+_COLOUR_TYPES = {1: 0, 3: 2, 4: 6}
 
 
 def _chunk(kind: bytes, body: bytes) -> bytes:
@@ -33,13 +34,13 @@ def _chunk(kind: bytes, body: bytes) -> bytes:
 def encode_png(pixels: np.ndarray) -> bytes:
     """(height, width[, channels]) uint8 pixels -> PNG bytes that decode to the same pixels.
 
-    Channels 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA); a 2-D array is gray."""
+    Channels 1 (gray), 3 (RGB) or 4 (RGBA); a 2-D array is gray."""
     if pixels.ndim == 2:
         pixels = pixels[:, :, None]
     if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] not in _COLOUR_TYPES \
             or pixels.shape[0] == 0 or pixels.shape[1] == 0:
         raise InvalidRecord(f"cannot encode pixels of shape {pixels.shape} and type {pixels.dtype} as PNG "
-                            "(want uint8 height x width x 1-4 channels)")
+                            "(want uint8 height x width x 1, 3 or 4 channels)")
     height, width, channels = pixels.shape
     rows = np.empty((height, width * channels + 1), np.uint8)
     rows[:, 0] = 0  # filter type None on every row
