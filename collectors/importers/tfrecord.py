@@ -10,6 +10,9 @@ uncompressed stream). A record whose data CRC does not match is yielded as a
 file that ends inside a record is yielded as ``CorruptRecord`` and ends that file,
 since nothing after it can be framed. ``write_records`` writes the same format
 (tests and benchmarks build their fixtures with it).
+
+GZIP files are inflated by ISA-L (python-isal's ``igzip``, a drop-in for ``gzip``):
+about 3x faster than zlib here, and inflating is most of the cost of reading AitW.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import crc32c as _crc32c
+from isal import igzip, isal_zlib
 
 _MASK_DELTA = 0xA282EAD8
 _GZIP_MAGIC = b"\x1f\x8b"
+_DAMAGED = (EOFError, OSError, zlib.error, isal_zlib.error)  # what inflating a damaged stream raises
 
 
 def masked_crc(data: bytes) -> int:
@@ -55,7 +60,7 @@ def open_stream(path: str | os.PathLike, compression: str = "auto"):
         with open(path, "rb") as fh:
             compression = "GZIP" if fh.read(2) == _GZIP_MAGIC else ""
     if compression.upper() == "GZIP":
-        return gzip.open(path, "rb")
+        return igzip.open(path, "rb")
     if compression:
         raise ValueError(f"unknown TFRecord compression {compression!r} (GZIP or none)")
     return open(path, "rb", buffering=1 << 20)
@@ -67,7 +72,7 @@ def read_records(path: str | os.PathLike, compression: str = "auto") -> Iterator
         while True:
             try:
                 head = fh.read(12)
-            except (EOFError, OSError, zlib.error) as exc:
+            except _DAMAGED as exc:
                 yield CorruptRecord(number, offset, f"compressed stream is damaged: {exc}", b"", True)
                 return
             if not head:
@@ -81,7 +86,7 @@ def read_records(path: str | os.PathLike, compression: str = "auto") -> Iterator
                 return
             try:
                 body = fh.read(length + 4)
-            except (EOFError, OSError, zlib.error) as exc:
+            except _DAMAGED as exc:
                 yield CorruptRecord(number, offset, f"compressed stream is damaged: {exc}", b"", True)
                 return
             if len(body) < length + 4:

@@ -1,7 +1,10 @@
 """TFRecord framing and the protos, checked against the format's published constants."""
 
 import gzip
+import random
 import struct
+
+import pytest
 
 from collectors.importers import protos
 from collectors.importers.tfrecord import CorruptRecord, Record, frame, masked_crc, read_records, write_records
@@ -64,3 +67,24 @@ def test_example_proto_is_wire_compatible_with_tf_train_example():
     assert protos.features(example) == {"n": [7]}
     assert protos.features(protos.example({"n": [7]})) == {"n": [7]}
     assert struct.unpack("<f", struct.pack("<f", 0.25))[0] in protos.features(protos.example({"f": [0.25]}))["f"]
+
+
+def test_damaged_gzip_streams_are_reported_not_raised(tmp_path):
+    """A fuzzer: bytes flipped anywhere in the compressed stream (header, deflate blocks,
+    trailer), plus a deflate block of the reserved type; reading reports, never raises."""
+    rng = random.Random(19)
+    records = [frame(rng.randbytes(3000) + b"\0" * 2000) for _ in range(30)]
+    whole = gzip.compress(b"".join(records))
+    cases = [whole[:10] + b"\x07" + whole[11:]]  # BFINAL=1, BTYPE=11: "invalid block type"
+    for _ in range(150):
+        damaged = bytearray(whole)
+        pos = rng.randrange(10, len(damaged) - 8)  # past the header (its MTIME and OS bytes are unchecked)
+        for k in range(rng.choice([1, 8])):
+            damaged[pos + k] ^= rng.randrange(1, 256)
+        cases.append(bytes(damaged))
+    path = tmp_path / "damaged.tfrecord.gz"
+    for case in cases:
+        path.write_bytes(case)
+        got = list(read_records(path))
+        assert all(r.data == records[r.number][12:-4] for r in got if isinstance(r, Record))
+        assert sum(isinstance(r, CorruptRecord) for r in got) >= (case != whole)
