@@ -312,29 +312,28 @@ class EpisodeWriter:
             self.on_commit("frames", file.rows)
 
     def _stream_frames(self, episodes: list[Episode], created) -> FrameFile:
-        """Hash, check and tabulate the frames of ``episodes`` in chunks on the pool while
-        writing the new, valid ones of earlier chunks into one frames file (committed by
-        ``_commit``, or discarded). Building a chunk's Arrow table (a copy under the GIL)
-        thus overlaps the Parquet write of the one before (which releases it). Frames of
-        episodes rejected later are harmless orphans (content-addressed)."""
+        """Hash and check the frames of ``episodes`` in chunks on the pool while writing the
+        new, valid ones of earlier chunks into one frames file (committed by ``_commit``, or
+        discarded). Frames of episodes rejected later are harmless orphans (content-addressed)."""
         if self._known_frames is None:
             self._known_frames = self.lake.column_values("frames", "sha256")
         todo = list({id(s.observation): s.observation for ep in episodes for s in ep.steps}.values())
         chunks = [todo[i:i + FRAME_CHUNK] for i in range(0, len(todo), FRAME_CHUNK)]
-        futures = [_pool().submit(self._chunk_table, chunk, created) for chunk in chunks]
+        futures = [_pool().submit(self._check_frames, chunk) for chunk in chunks]
         file = FrameFile(self.lake.table_uri("frames"))
         written: set[str] = set()
         try:
-            for future in futures:
-                table = future.result()
-                if table is None:
-                    continue
-                shas = table.column("sha256").to_pylist()
-                if not written.isdisjoint(shas):  # the same screenshot in two chunks: keep the first
-                    table = table.filter(pa.array([sha not in written for sha in shas]))
-                    shas = [sha for sha in shas if sha not in written]
-                file.append(table)
-                written.update(shas)
+            for chunk, future in zip(chunks, futures):
+                future.result()
+                new = {}
+                for obs in chunk:
+                    sha = obs.sha256
+                    if sha not in self._known_frames and sha not in written and sha in self._checked_frames:
+                        new[sha] = obs
+                table = self._frames_table(new, created)
+                if table is not None:
+                    file.append(table)
+                    written.update(new)
         except BaseException:
             for future in futures:
                 future.cancel()
@@ -342,17 +341,12 @@ class EpisodeWriter:
             raise
         return file
 
-    def _chunk_table(self, chunk: list[Observation], created) -> pa.Table | None:
-        """The frames table of the valid frames of ``chunk`` the lake does not hold yet."""
-        new: dict[str, Observation] = {}
+    def _check_frames(self, chunk) -> None:
         for obs in chunk:
             try:
                 self._frame_size(obs)
             except InvalidRecord:
-                continue  # reported with its step number by check()
-            if obs.sha256 not in self._known_frames:
-                new.setdefault(obs.sha256, obs)
-        return self._frames_table(new, created)
+                pass  # reported with its step number by check()
 
     def _new_frames(self, episodes: list[Episode], created) -> pa.Table | None:
         if self._known_frames is None:
