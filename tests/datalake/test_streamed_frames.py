@@ -34,3 +34,22 @@ def test_batch_of_known_episodes_writes_no_frames_file(lake):
     assert frames.version() == version and set(frames.file_uris()) == files
     folder = lake.table_uri("frames")
     assert len([n for n in os.listdir(folder) if n.endswith(".parquet")]) == len(files)  # no stray file left
+
+
+def test_a_screenshot_repeated_across_chunks_of_a_batch_is_stored_once(lake):
+    # Separate Observation objects with the same bytes, spread over several hash chunks
+    # (the same screen seen again later in an episode, or in another episode of the batch).
+    eps = [Episode(instruction=f"repeat {k}", source="human", device=Device(W, H),
+                   steps=tuple(Step(Observation(png(9100 + (k * 40 + i) % 7)), Action("tap", x=1, y=1))
+                               for i in range(39)) + (Step(Observation(png(9200 + k)),
+                                                           Action("terminate", status="success")),))
+           for k in range(4)]
+    report = lake.write_episodes(eps)
+    assert (report.written, report.new_frames) == (4, 7 + 4)
+    shas = lake.sql("SELECT sha256 FROM frames").column(0).to_pylist()
+    assert len(shas) == len(set(shas)) == 11
+    for ep in eps:
+        assert lake.episode(ep.episode_id).steps == ep.steps
+    again = lake.write_episodes([Episode(instruction="later", source="human", device=Device(W, H),
+                                         steps=(Step(Observation(png(9100)), Action("terminate", status="success")),))])
+    assert again.new_frames == 0
