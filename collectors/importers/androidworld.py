@@ -31,6 +31,7 @@ from PIL import Image
 
 from collectors.importers.base import Item, abs_px, dataset_meta, episode_id
 from datalake.errors import InvalidRecord
+from datalake.png import encode_png
 from datalake.types import Action, Device, Episode, Observation, Step
 
 NAME = "androidworld"
@@ -103,9 +104,7 @@ def _plain(value):
 def _png(array) -> bytes:
     if not isinstance(array, np.ndarray) or array.ndim != 3 or array.shape[2] not in (3, 4) or array.dtype != np.uint8:
         raise InvalidRecord(f"screenshot is not an RGB(A) uint8 array: {_plain(array)}")
-    buf = io.BytesIO()
-    Image.fromarray(array).save(buf, "PNG")
-    return buf.getvalue()
+    return encode_png(array)  # lossless, no filters, fast deflate (as for AitW's raw pixels)
 
 
 def _element_centre(elements, index, size) -> tuple[int, int]:

@@ -38,6 +38,24 @@ def test_episode_becomes_agent_run_verified_by_the_task(lake, tmp_path):
     assert import_dataset(lake, "androidworld", [path]).skipped == 2
 
 
+def test_screenshot_arrays_become_pngs_of_the_same_pixels(lake, tmp_path):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    A = android_world_module()
+    record = aw_episode([A(action_type="wait"), A(action_type="status", goal_status="complete")])
+    record["episode_data"]["raw_screenshot"][1] = np.dstack(  # RGBA, as some emulator captures are
+        [record["episode_data"]["raw_screenshot"][1], np.full((2400, 1080), 255, np.uint8)])
+    import_dataset(lake, "androidworld", [write_android_world(tmp_path / "T.pkl.gz", [record])])
+    (row,) = lake.sql("SELECT episode_id FROM episodes").to_pylist()
+    stored = [s.observation.screenshot for s in lake.episode(row["episode_id"]).steps]
+    for png, pixels in zip(stored, record["episode_data"]["raw_screenshot"], strict=True):
+        decoded = np.asarray(Image.open(io.BytesIO(png)))
+        assert decoded.shape == pixels.shape and (decoded == pixels).all()
+
+
 def test_unmappable_episode_and_unsafe_pickle_are_quarantined(lake, tmp_path):
     A = android_world_module()
     write_android_world(tmp_path / "a.pkl.gz", [aw_episode([A(action_type="unknown")]),
