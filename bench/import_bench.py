@@ -6,7 +6,8 @@
 1. Speed: steps/s importing a generated AitW TFRecord (GZIP, one tf.train.Example per
    step, 270x600 screenshots as raw pixels, as AitW stores them) into a fresh lake,
    against just reading and decoding the same file (framing, CRC32C, gunzip, protobuf
-   parse, pixels to an array) in the same run. The import also PNG-encodes every frame.
+   parse, pixels to an array) in the same run, through the same reader (tfrecord.py,
+   ISA-L inflate). The import also PNG-encodes every frame (datalake.png.encode_png).
    Target: import >= 0.5x the read-and-decode rate.
 2. Memory: peak RSS of a child process importing N steps, for N = 10k and 100k (small
    frames so the big file fits on disk); bounded means the 100k peak is about the 10k one.
