@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from annotate.convert import TEXT_FIELD
+from datalake.actions import WORDS, describe
 from datalake.types import Action
 
 MODEL_VERSION = "recorded"
@@ -32,30 +33,7 @@ def frame_url(frames_url: str, sha: str, sign: Signer | None = None) -> str:
 
 def in_words(action: Action) -> str:
     """The action as a person says it: ``tap 'Wi-Fi' at 540,1210``, ``swipe 10,900 -> 10,200``."""
-    name = action.element.text or action.element.content_desc or action.element.resource_id \
-        if action.element is not None else None
-    target = f" {name!r}" if name else ""
-    at = f" at {action.x:g},{action.y:g}" if action.x is not None and action.y is not None else ""
-    kind = action.type.replace("_", " ")
-    if action.type == "swipe":
-        return f"swipe {action.x:g},{action.y:g} -> {action.x2:g},{action.y2:g}"
-    if action.type == "scroll":
-        return f"scroll {action.direction}{target}{at}"
-    if action.type == "input_text":
-        return f"type {action.text!r}{target}{at}"
-    if action.type == "key":
-        return f"press {action.key}"
-    if action.type == "open_app":
-        return f"open app {action.app!r}"
-    if action.type in ("answer", "ask_user"):
-        return f"{kind} {action.text!r}"
-    if action.type == "terminate":
-        return f"terminate ({action.status})"
-    if action.type == "shell":
-        return f"shell {action.command!r}"
-    if action.type == "tool":
-        return f"tool {action.name!r}"
-    return f"{kind}{target}{at}"
+    return describe(action, WORDS)
 
 
 def step_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None) -> list[dict]:
