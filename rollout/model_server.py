@@ -52,15 +52,10 @@ class ModelServer(ThreadingHTTPServer):
     @classmethod
     def load(cls, lake_uri: str, ref: str, **kwargs) -> ModelServer:
         """The registered model (or folder, or ``tiny``) ``ref`` of the lake, ready to start."""
-        from transformers import AutoModelForImageTextToText
-
         from datalake.lake import Lake
-        from training.processor import load_processor
         from training.registry import resolve_model
 
-        path = resolve_model(Lake.open(lake_uri), ref).path
-        processor = load_processor(path, padding_side="left")
-        return cls(AutoModelForImageTextToText.from_pretrained(path).eval(), processor, **kwargs)
+        return cls(*load_model(resolve_model(Lake.open(lake_uri), ref).path), **kwargs)
 
     def start(self) -> ModelServer:
         for t in self._loops:
@@ -123,6 +118,16 @@ class ModelServer(ThreadingHTTPServer):
         special = set(tokenizer.all_special_ids)
         return [(tokenizer.convert_ids_to_tokens(i), v) for i, v in zip(ids, values)
                 if i not in special and v > float("-inf")]
+
+
+def load_model(path: str) -> tuple[Any, Any]:
+    """(model in eval mode, processor with left padding) of a checkpoint folder, as the server uses them."""
+    from transformers import AutoModelForImageTextToText
+
+    from training.processor import load_processor
+
+    processor = load_processor(path, padding_side="left")
+    return AutoModelForImageTextToText.from_pretrained(path).eval(), processor
 
 
 def _from_openai(messages: list[dict]) -> tuple[list[dict], list[Any]]:
