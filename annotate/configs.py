@@ -1,7 +1,8 @@
 """Label Studio labeling interfaces, generated in code.
 
 - ``step_review()``: fits one 1920x1080 screen. Left, the before frame (the recorded
-  action drawn on it as the prediction: tap point, swipe start and end, target box)
+  action drawn on it as the prediction: tap point, swipe start and end joined by an
+  arrow (a relation from start to end), target box)
   and the after frame side by side, each 380 px wide; right, the instruction, the
   recorded action in words, the point and box labels, then the controls: the action
   type, key, scroll direction or terminate status, text, whether the recorded step

@@ -5,7 +5,8 @@ the last step shows its own frame again), the instruction, the recorded action a
 (``recorded_action``, read back by ``annotate.convert``) and in words (``action_text``,
 e.g. ``tap 'Wi-Fi' at 540,1210``), and a prediction drawing the recorded action on the
 before frame: its point(s) as keypoints in percent of the frame with
-``original_width``/``original_height`` (a swipe's start and end), the target element's
+``original_width``/``original_height`` (a swipe's start and end, joined by a relation
+that Label Studio draws as an arrow from start to end), the target element's
 bounds as a box, its type, key, direction, status and text as choices and text. An
 episode task shows every frame in order with each action in words, and the recorded
 outcome as a prediction.
@@ -60,9 +61,12 @@ def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None)
         action = Action.from_json(r["action_json"])
         ep["images"].append(frame_url(frames_url, r["frame_sha"], sign))
         ep["lines"].append(f"{r['step_index'] + 1}. {in_words(action)}")
+        step = f"s{len(ep['images'])}"
         for item in prediction(action, r["frame_width"], r["frame_height"]):  # each step's overlay on its frame
-            if item["from_name"] in ("point", "element"):
-                ep["overlay"].append({**item, "id": f"s{len(ep['images'])}{item['id']}", "to_name": "frames",
+            if item["type"] == "relation":
+                ep["overlay"].append({**item, "from_id": step + item["from_id"], "to_id": step + item["to_id"]})
+            elif item["from_name"] in ("point", "element"):
+                ep["overlay"].append({**item, "id": step + item["id"], "to_name": "frames",
                                       "item_index": len(ep["images"]) - 1})
     return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
                       "steps_text": "\n".join(ep["lines"])},
@@ -80,6 +84,8 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
         items.append(_keypoint("p0", action.x, action.y, label, width, height, size))
     if action.x2 is not None and action.y2 is not None:
         items.append(_keypoint("p1", action.x2, action.y2, "swipe_end", width, height, size))
+        if action.point is not None:  # Label Studio draws a relation as an arrow: the finger's path
+            items.append(_arrow("p0", "p1"))
     if action.element is not None and action.element.bounds is not None:
         x1, y1, x2, y2 = action.element.bounds
         items.append({"id": "el", "type": "rectanglelabels", "from_name": "element", "to_name": "image", **size,
@@ -97,6 +103,10 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
         items.append({"id": "tx", "type": "textarea", "from_name": "text", "to_name": "image",
                       "value": {"text": [text]}})
     return items
+
+
+def _arrow(start: str, end: str) -> dict:
+    return {"type": "relation", "from_id": start, "to_id": end, "direction": "right", "labels": []}
 
 
 def _keypoint(rid: str, x: float, y: float, label: str, width: int, height: int, size: dict) -> dict:

@@ -11,7 +11,6 @@ Previous actions are written back in the same syntax, so the model reads its own
 from __future__ import annotations
 
 from curation.coords import to_model
-from curation.exports import build_prompt
 from datalake.actions import UITARS, describe
 from datalake.types import Action
 
@@ -45,9 +44,10 @@ finished(content='xxx') # Use escape characters \\', \\", and \\n in content par
 
 def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str) -> list[dict]:
     """System + user messages (one screenshot placeholder) for one step in ``style``."""
+    from curation.exports import COORDS_TEXT, build_prompt  # imports datasets (~2 s): only when a model acts
+
     if style != "uitars":
         return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1)
-    from curation.exports import COORDS_TEXT
 
     lines = [f"## User Instruction\n{instruction}"]
     if history:

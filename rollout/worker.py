@@ -32,11 +32,12 @@ ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards aga
 
 
 def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: str, adb_port: int | None,
-         jobs, results, parent_pid: int | None = None) -> None:
-    """The worker's main loop (a spawned process's target)."""
+         jobs, results, parent_pid: int | None = None, in_process: bool = False) -> None:
+    """The worker's main loop (a spawned process's target, or a thread's with ``in_process``)."""
     from rollout.runner import RolloutSpec
 
-    _die_with_parent(parent_pid)
+    if not in_process:  # a thread must not set the parent-death signal of the whole runner
+        _die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
     batch = _Batch(Lake.open(lake_uri), results)
     phone = None
