@@ -66,6 +66,30 @@ def test_prediction_points_convert_back_within_a_pixel_without_the_recorded_acti
         assert back.element.bounds == action.element.bounds and back.element.resource_id is None
 
 
+def test_a_swipe_is_drawn_as_an_arrow_from_its_start_to_its_end():
+    items = push.prediction(RECORDED[3], W, H)
+    points = {i["value"]["keypointlabels"][0]: i["id"] for i in items if i["type"] == "keypointlabels"}
+    (arrow,) = [i for i in items if i["type"] == "relation"]
+    assert (arrow["from_id"], arrow["to_id"], arrow["direction"]) == (points["swipe_start"], points["swipe_end"], "right")
+    assert not [i for i in push.prediction(RECORDED[0], W, H) if i["type"] == "relation"]  # a tap has no arrow
+
+
+def test_episode_tasks_point_each_arrow_at_its_own_steps_regions():
+    rows = [{"episode_id": "e", "instruction": "swipe twice", "outcome": "success", "frame_sha": "a" * 64,
+             "action_json": RECORDED[3].to_json(), "step_index": k, "frame_width": W, "frame_height": H}
+            for k in range(2)]
+    (task,) = push.episode_tasks(rows, "http://127.0.0.1:1")
+    result = task["predictions"][0]["result"]
+    ids = {i["id"]: i for i in result if i["type"] == "keypointlabels"}
+    arrows = [i for i in result if i["type"] == "relation"]
+    assert len(arrows) == 2
+    for arrow in arrows:
+        start, end = ids[arrow["from_id"]], ids[arrow["to_id"]]
+        assert start["item_index"] == end["item_index"]  # both ends on the same frame
+        assert (start["value"]["keypointlabels"], end["value"]["keypointlabels"]) == (["swipe_start"], ["swipe_end"])
+    assert {ids[a["from_id"]]["item_index"] for a in arrows} == {0, 1}
+
+
 def test_moved_box_replaces_the_recorded_element():
     recorded = Action("tap", x=20, y=30, element=Target(resource_id="ok", bounds=(10, 20, 60, 50)))
     items = push.prediction(recorded, W, H)
