@@ -54,7 +54,7 @@ class PolicyOptions:
     history: int = 4
     model: str = "default"  # the model name sent to an endpoint
     api_key: str | None = None  # default: $OPENAI_API_KEY
-    timeout: float = 30.0  # seconds per try; one request (tries and pauses) never costs more than timeout x max(1, retries)
+    timeout: float = 30.0  # seconds per try; a request (tries, pauses) never costs more than timeout x max(1, retries)
     retries: int = 2  # tries after the first (5xx, 408, 429, timeouts, resets, garbage), backoff with jitter
     temperature: float = 0.0
     max_tokens: int = 256
@@ -179,7 +179,8 @@ class EndpointClient:
 
     With ``options.logprobs`` the request asks for token log-probabilities (OpenAI's
     ``logprobs: true``); ``last_logprob`` is then the mean over the answer's tokens of
-    ``choices[0].logprobs.content[*].logprob``, or None when the server sent none."""
+    ``choices[0].logprobs.content[*].logprob``, or None when the server sent none; a server
+    that answers 400 naming log-probs is asked again without them (and never again)."""
 
     def __init__(self, url: str, options: PolicyOptions):
         endpoint = url.rstrip("/")
@@ -195,18 +196,20 @@ class EndpointClient:
             self.headers["Authorization"] = f"Bearer {api_key}"
         self.retries = 0  # retried requests, over this client's life
         self.last_logprob: float | None = None
+        self.ask_logprobs = options.logprobs  # off for good once a server refuses them
         self.rng = random.Random()
 
     def __call__(self, messages: list[dict], images: list[bytes]) -> str:
         o = self.options
         body = {"model": o.model, "messages": _openai_messages(messages, images), "temperature": o.temperature,
-                "max_tokens": o.max_tokens, **({"logprobs": True} if o.logprobs else {})}
+                "max_tokens": o.max_tokens, **({"logprobs": True} if self.ask_logprobs else {})}
         data = json.dumps(body).encode()
         start = time.monotonic()
         deadline = start + o.timeout * max(1, o.retries)
         last, tries = "no try", 0
         self.last_logprob = None
-        for attempt in range(o.retries + 1):
+        attempt = 0
+        while attempt <= o.retries:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
@@ -220,6 +223,10 @@ class EndpointClient:
                     self.last_logprob = _mean_logprob(reply)
                     return text
                 last = f"HTTP {status}"
+                if status == 400 and self.ask_logprobs and b"logprob" in payload.lower():
+                    self.ask_logprobs = False  # a server without log-probs: ask again without them
+                    data = json.dumps({k: v for k, v in body.items() if k != "logprobs"}).encode()
+                    continue  # not a retry: the same attempt, asked the way this server can answer
                 if status < 500 and status not in (408, 429):
                     raise PolicyError(f"{self.endpoint} answered {status}: {payload[:300]!r}")
             except (TimeoutError, ConnectionError, OSError, http.client.HTTPException) as exc:
@@ -228,6 +235,7 @@ class EndpointClient:
                 last = f"not a chat completion ({type(exc).__name__}: {exc})"
             pause = min(o.backoff * 2 ** attempt, 8.0) * self.rng.uniform(0.5, 1.5)
             time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            attempt += 1
         raise PolicyError(f"{self.endpoint} failed after {tries} tries in {time.monotonic() - start:.1f} s: {last}")
 
     def _post(self, data: bytes, seconds: float) -> tuple[int, bytes]:

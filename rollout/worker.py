@@ -178,7 +178,8 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
         device = phone.device()
     except CollectorError:
         return None
-    return Episode(instruction=task.goal, source=recorder.source, device=device, steps=recorder.scored(recorder.history),
+    return Episode(instruction=task.goal, source=recorder.source, device=device,
+                   steps=recorder.scored(recorder.history),
                    app=task.app_names[0] if task.app_names else None, category=getattr(task, "category", None),
                    task=task.name(), outcome="failure", verified_by="none", policy=recorder.name, round=spec.round,
                    meta={"seed": seed, **meta, "failure_reason": "policy_error", "policy_error": str(exc)[:500]})

@@ -2,7 +2,8 @@
 
 ``reply(request_json) -> str`` gives the assistant's text. ``faults`` scripts what goes
 wrong, by request number (0, 1, 2, ... in arrival order): a dict ``{n: fault}`` or a
-function ``n -> fault | None``. Faults: ``"500"``/``"503"``/``"429"`` (that HTTP status),
+function ``n -> fault | None``. Faults: ``"500"``/``"503"``/``"429"`` (that HTTP status;
+``"400 some message"`` adds the message to the error body),
 ``"hang"`` (never answer; the connection is closed after ``hang_seconds`` or at
 shutdown), ``"garbage"`` (200 with a body that is not JSON), ``"wrong"`` (JSON that is
 not a chat completion), ``"drop"`` (close the connection without a reply), ``"trickle"``
@@ -79,8 +80,9 @@ class _Handler(BaseHTTPRequestHandler):
             server.headers_seen.append(dict(self.headers))
             fault = server.fault(n) or ("ok" if server.status == 200 else str(server.status))
             server.served.append((n, fault))
-        if fault.isdigit():
-            self.send_error(int(fault))
+        code, _, message = fault.partition(" ")
+        if code.isdigit():
+            self.send_error(int(code), message or None)
         elif fault == "hang":
             server.stopping.wait(server.hang_seconds)
             self.close_connection = True

@@ -77,3 +77,15 @@ def test_a_server_that_trickles_a_correct_answer_is_cut_at_the_timeout():
             openai_generate(server.url, PolicyOptions(timeout=0.5, retries=0))(PROMPT, [])
         slow = PolicyOptions(timeout=60, retries=0)  # the same answer, given the time it needs, is read
         assert openai_generate(server.url, slow)(PROMPT, []) == tap(500)
+
+
+def test_a_server_that_refuses_logprobs_is_asked_again_without_them():
+    class NoLogprobs(ChatServer):
+        def fault(self, n):
+            return "400 logprobs are not supported by this model" if self.requests[n].get("logprobs") else None
+
+    with NoLogprobs(lambda body: tap(500)) as server:
+        generate = openai_generate(server.url, PolicyOptions(timeout=5, retries=0))
+        assert generate(PROMPT, []) == tap(500) and generate(PROMPT, []) == tap(500)
+        assert [bool(body.get("logprobs")) for body in server.requests] == [True, False, False]
+    assert generate.last_logprob is None
