@@ -5,8 +5,8 @@ the last step shows its own frame again), the instruction, the recorded action a
 (``recorded_action``, read back by ``annotate.convert``) and in words (``action_text``,
 e.g. ``tap 'Wi-Fi' at 540,1210``), and a prediction drawing the recorded action on the
 before frame: its point(s) as keypoints in percent of the frame with
-``original_width``/``original_height`` (a swipe's start and end, joined by a relation
-that Label Studio draws as an arrow from start to end), the target element's
+``original_width``/``original_height`` (a swipe's start and end, and an arrow-shaped
+polygon from start to end: the finger's path), the target element's
 bounds as a box, its type, key, direction, status and text as choices and text. An
 episode task shows every frame in order with each action in words, and the recorded
 outcome as a prediction.
@@ -17,6 +17,7 @@ given (``api.signing``: the API then serves the frame without a bearer token).
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from annotate.convert import TEXT_FIELD
@@ -63,9 +64,7 @@ def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None)
         ep["lines"].append(f"{r['step_index'] + 1}. {in_words(action)}")
         step = f"s{len(ep['images'])}"
         for item in prediction(action, r["frame_width"], r["frame_height"]):  # each step's overlay on its frame
-            if item["type"] == "relation":
-                ep["overlay"].append({**item, "from_id": step + item["from_id"], "to_id": step + item["to_id"]})
-            elif item["from_name"] in ("point", "element"):
+            if item["from_name"] in ("point", "element", "path"):
                 ep["overlay"].append({**item, "id": step + item["id"], "to_name": "frames",
                                       "item_index": len(ep["images"]) - 1})
     return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
@@ -84,8 +83,8 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
         items.append(_keypoint("p0", action.x, action.y, label, width, height, size))
     if action.x2 is not None and action.y2 is not None:
         items.append(_keypoint("p1", action.x2, action.y2, "swipe_end", width, height, size))
-        if action.point is not None:  # Label Studio draws a relation as an arrow: the finger's path
-            items.append(_arrow("p0", "p1"))
+        if action.point is not None:  # the finger's path: an arrow from start to end
+            items.append(_arrow(action.x, action.y, action.x2, action.y2, width, height, size))
     if action.element is not None and action.element.bounds is not None:
         x1, y1, x2, y2 = action.element.bounds
         items.append({"id": "el", "type": "rectanglelabels", "from_name": "element", "to_name": "image", **size,
@@ -105,8 +104,22 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
     return items
 
 
-def _arrow(start: str, end: str) -> dict:
-    return {"type": "relation", "from_id": start, "to_id": end, "direction": "right", "labels": []}
+def _arrow(x1: float, y1: float, x2: float, y2: float, width: int, height: int, size: dict) -> dict:
+    """A straight arrow from (x1, y1) to (x2, y2) as a closed polygon (a shaft and a head) in
+    percent of the frame; sizes are a share of the frame's longer side."""
+    unit = max(width, height) / 100
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length  # along the swipe
+    nx, ny = -uy, ux  # across it
+    head = min(3.5 * unit, 0.6 * length)
+    bx, by = x2 - ux * head, y2 - uy * head  # where the head starts
+    shaft, wing = 0.5 * unit, 1.6 * unit
+    outline = [(x1 + nx * shaft, y1 + ny * shaft), (bx + nx * shaft, by + ny * shaft), (bx + nx * wing, by + ny * wing),
+               (x2, y2), (bx - nx * wing, by - ny * wing), (bx - nx * shaft, by - ny * shaft),
+               (x1 - nx * shaft, y1 - ny * shaft)]
+    points = [[min(100.0, max(0.0, 100 * x / width)), min(100.0, max(0.0, 100 * y / height))] for x, y in outline]
+    return {"id": "ar", "type": "polygonlabels", "from_name": "path", "to_name": "image", **size,
+            "value": {"points": points, "closed": True, "polygonlabels": ["swipe path"]}}
 
 
 def _keypoint(rid: str, x: float, y: float, label: str, width: int, height: int, size: dict) -> dict:

@@ -141,6 +141,8 @@ def _in_browser(label_studio, project_id: int, task_id: int, check) -> None:
 
 
 def _check_arrow(page, tmp_path, swipe):
+    """The before frame shows a straight arrow from the swipe's start to its end: along the
+    segment it differs from the after frame (the same screen, nothing drawn), beside it not."""
     out = tmp_path / "swipe.png"
     deadline = time.monotonic() + 90
     while True:
@@ -150,11 +152,25 @@ def _check_arrow(page, tmp_path, swipe):
             break
         assert time.monotonic() < deadline, f"the frames did not show: {len(panes)} panes"
         page.wait_for_timeout(1000)
-    page.wait_for_timeout(1500)
+    page.wait_for_timeout(1000)  # regions are drawn after the image
     page.screenshot(path=str(out))
     shutil.copy(out, Path(tempfile.gettempdir()) / "phoneloop-review-swipe.png")
-    (page.context.pages[0]).content()
-    Path(tempfile.gettempdir(), "phoneloop-review-swipe.html").write_text(page.content())
+    shot = Image.open(out).convert("RGB")
+    before, after = panes
+    scale = before["width"] / 1080
+    dx, dy = swipe.x2 - swipe.x, swipe.y2 - swipe.y
+    norm = (dx * dx + dy * dy) ** 0.5
+    side = (-dy / norm * 60, dx / norm * 60)  # 60 device px beside the path
+
+    def differs(fx: float, fy: float) -> bool:
+        here = shot.getpixel((round(before["x"] + fx * scale), round(before["y"] + fy * scale)))
+        there = shot.getpixel((round(after["x"] + fx * scale), round(after["y"] + fy * scale)))
+        return sum(abs(p - q) for p, q in zip(here, there)) > 60
+
+    along = [(swipe.x + t / 20 * dx, swipe.y + t / 20 * dy) for t in range(3, 18)]
+    assert sum(differs(x, y) for x, y in along) >= 13, "no arrow along the swipe's path"
+    beside = [(x + sx * k, y + sy * k) for x, y in along for (sx, sy), k in ((side, 1), (side, -1))]
+    assert sum(differs(x, y) for x, y in beside) <= 4, "the drawing strays from the straight path"
 
 
 def _panes(page) -> list[dict]:
