@@ -24,11 +24,11 @@ policies give none. (A checkpoint loaded in-process by ``make_policy`` gives non
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+import math
 import os
 import random
-import http.client
-import math
 import socket
 import threading
 import time
