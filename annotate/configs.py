@@ -1,7 +1,8 @@
 """Label Studio labeling interfaces, generated in code.
 
 - ``step_review()``: fits one 1920x1080 screen. Left, the before frame (the recorded
-  action drawn on it as the prediction: tap point, swipe start and end, target box)
+  action drawn on it as the prediction: tap point, swipe start and end and the arrow
+  from one to the other, target box)
   and the after frame side by side, each 380 px wide; right, the instruction, the
   recorded action in words, the point and box labels, then the controls: the action
   type, key, scroll direction or terminate status, text, whether the recorded step
@@ -23,6 +24,11 @@ from datalake.types import ACTION_TYPES, KEYS, OUTCOMES, SCROLL_DIRECTIONS, TERM
 
 KINDS = ("step", "episode")
 POINT_LABELS = ("tap", "swipe_start", "swipe_end")
+# The swipe's path, drawn as an arrow-shaped polygon from start to end (a drawing aid:
+# ``annotate.convert`` does not read it; the points carry the action). Hotkey "p", clear
+# of the digits (point and box labels, reviewer's verdict) and the choices' letters.
+ARROW = ('<PolygonLabels name="path" toName="{to}" showInline="true" strokeWidth="2" opacity="0.9" '
+         'pointSize="none" snap="none"><Label value="swipe path" background="#1e88e5" hotkey="p"/></PolygonLabels>')
 VERDICTS = ("accept", "fix", "reject")
 # one key per choice (digits 1-4 are Label Studio's for the point and box labels)
 HOTKEYS = {
@@ -75,6 +81,7 @@ def step_review() -> str:
         '<View style="flex:1 1 auto;min-width:420px">'
         '<Header value="$instruction" size="5"/><Text name="words" value="$action_text"/>'
         '<KeyPointLabels name="point" toName="image" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        + ARROW.format(to="image") +
         '<RectangleLabels name="element" toName="image" showInline="true">'
         '<Label value="target" background="#fb8c00"/></RectangleLabels>'
         + controls + '</View>'
@@ -95,6 +102,7 @@ def episode_review() -> str:
         '<Header value="$instruction" size="5"/>'
         '<Text name="steps" value="$steps_text"/>'
         '<KeyPointLabels name="point" toName="frames" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
+        + ARROW.format(to="frames") +
         '<RectangleLabels name="element" toName="frames" showInline="true">'
         '<Label value="target" background="#fb8c00"/></RectangleLabels>'
         + _choices("outcome", "steps", OUTCOMES, header="Did the episode achieve the instruction? (s/f/u)")

@@ -22,6 +22,7 @@ names as in ``annotate.configs``):
   ``status`` choices fill those fields of ``key``, ``scroll`` and ``terminate`` actions;
 - ``textarea`` named ``text``: the typed text or answer, the app of ``open_app``, the
   command of ``shell``, the name of ``tool``; ``note``: a free note;
+- ``polygonlabels`` named ``path`` (the arrow drawn from a swipe's start to its end) are skipped;
 - ``choices`` named ``step_correct``: yes/no; ``outcome`` (episode review): success,
   failure or unknown.
 
@@ -190,6 +191,9 @@ def read_results(results: list) -> dict[str, Any]:
     """The fields a list of result items sets; raises InvalidPayload on a corrupt or foreign item."""
     fields: dict[str, Any] = {}
     for item in results:
+        if isinstance(item, dict) and item.get("from_name") == "path" and item.get("type") in ("polygonlabels",
+                                                                                              "polygon"):
+            continue  # a drawing aid (the swipe's arrow from start to end): the points carry the action
         if not isinstance(item, dict) or not isinstance(item.get("value"), dict):
             raise InvalidPayload("every result item must be an object with a value object")
         kind, name, value = item.get("type"), item.get("from_name"), item["value"]

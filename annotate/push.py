@@ -9,7 +9,8 @@ resolved: ``episodes_resolved``, so a human verdict counts), e.g.
 - ``failed``: steps of failed episodes; ``unverified``: episodes nobody verified or
   with an unknown outcome; ``random:0.05``: a deterministic 5 % sample by step;
 - ``low-confidence[:N]``: the N (default 100) steps with the lowest recorded policy
-  score or parse confidence (step meta ``score``, ``confidence`` or ``parse_confidence``);
+  score or parse confidence (step meta ``score``, ``confidence`` or ``parse_confidence``),
+  least confident first (rollouts record ``score`` from the model's token log-probs);
 - ``disagreement``: steps where annotators disagree on the action type or the step's
   correctness, or an annotator disagrees with the model (marked it incorrect, or
   corrected it to another type);
@@ -107,7 +108,8 @@ def condition(preset: str | None = None, where: str | None = None) -> Selection:
 
 
 def select_steps(lake, preset: str | None = None, where: str | None = None) -> list[dict]:
-    """The steps a selection names, with what a task needs, in episode and step order."""
+    """The steps a selection names, with what a task needs, in episode and step order
+    (``low-confidence``: least confident first, ties in episode and step order)."""
     sel = condition(preset, where)
     order = f"{_CONFIDENCE}, e.episode_id, s.step_index LIMIT {sel.lowest}" if sel.lowest else \
         "e.episode_id, s.step_index"
@@ -122,8 +124,6 @@ def select_steps(lake, preset: str | None = None, where: str | None = None) -> l
         rows = lake.readonly_connection().sql(sql).to_arrow_table().to_pylist()
     except duckdb.Error as exc:
         raise InvalidSelection(f"the selection is not valid SQL over s (steps) and e (episodes): {exc}") from None
-    if sel.lowest:
-        rows.sort(key=lambda r: (r["episode_id"], r["step_index"]))
     if sel.fraction is not None:
         rows = [r for r in rows if _sampled(r["episode_id"], r["step_index"], sel.fraction)]
     return rows

@@ -5,7 +5,8 @@ the last step shows its own frame again), the instruction, the recorded action a
 (``recorded_action``, read back by ``annotate.convert``) and in words (``action_text``,
 e.g. ``tap 'Wi-Fi' at 540,1210``), and a prediction drawing the recorded action on the
 before frame: its point(s) as keypoints in percent of the frame with
-``original_width``/``original_height`` (a swipe's start and end), the target element's
+``original_width``/``original_height`` (a swipe's start and end, and an arrow-shaped
+polygon from start to end: the finger's path), the target element's
 bounds as a box, its type, key, direction, status and text as choices and text. An
 episode task shows every frame in order with each action in words, and the recorded
 outcome as a prediction.
@@ -16,9 +17,11 @@ given (``api.signing``: the API then serves the frame without a bearer token).
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from annotate.convert import TEXT_FIELD
+from datalake.actions import WORDS, describe
 from datalake.types import Action
 
 MODEL_VERSION = "recorded"
@@ -32,30 +35,7 @@ def frame_url(frames_url: str, sha: str, sign: Signer | None = None) -> str:
 
 def in_words(action: Action) -> str:
     """The action as a person says it: ``tap 'Wi-Fi' at 540,1210``, ``swipe 10,900 -> 10,200``."""
-    name = action.element.text or action.element.content_desc or action.element.resource_id \
-        if action.element is not None else None
-    target = f" {name!r}" if name else ""
-    at = f" at {action.x:g},{action.y:g}" if action.x is not None and action.y is not None else ""
-    kind = action.type.replace("_", " ")
-    if action.type == "swipe":
-        return f"swipe {action.x:g},{action.y:g} -> {action.x2:g},{action.y2:g}"
-    if action.type == "scroll":
-        return f"scroll {action.direction}{target}{at}"
-    if action.type == "input_text":
-        return f"type {action.text!r}{target}{at}"
-    if action.type == "key":
-        return f"press {action.key}"
-    if action.type == "open_app":
-        return f"open app {action.app!r}"
-    if action.type in ("answer", "ask_user"):
-        return f"{kind} {action.text!r}"
-    if action.type == "terminate":
-        return f"terminate ({action.status})"
-    if action.type == "shell":
-        return f"shell {action.command!r}"
-    if action.type == "tool":
-        return f"tool {action.name!r}"
-    return f"{kind}{target}{at}"
+    return describe(action, WORDS)
 
 
 def step_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None) -> list[dict]:
@@ -82,9 +62,10 @@ def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None)
         action = Action.from_json(r["action_json"])
         ep["images"].append(frame_url(frames_url, r["frame_sha"], sign))
         ep["lines"].append(f"{r['step_index'] + 1}. {in_words(action)}")
+        step = f"s{len(ep['images'])}"
         for item in prediction(action, r["frame_width"], r["frame_height"]):  # each step's overlay on its frame
-            if item["from_name"] in ("point", "element"):
-                ep["overlay"].append({**item, "id": f"s{len(ep['images'])}{item['id']}", "to_name": "frames",
+            if item["from_name"] in ("point", "element", "path"):
+                ep["overlay"].append({**item, "id": step + item["id"], "to_name": "frames",
                                       "item_index": len(ep["images"]) - 1})
     return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
                       "steps_text": "\n".join(ep["lines"])},
@@ -102,6 +83,8 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
         items.append(_keypoint("p0", action.x, action.y, label, width, height, size))
     if action.x2 is not None and action.y2 is not None:
         items.append(_keypoint("p1", action.x2, action.y2, "swipe_end", width, height, size))
+        if action.point is not None:  # the finger's path: an arrow from start to end
+            items.append(_arrow(action.x, action.y, action.x2, action.y2, width, height, size))
     if action.element is not None and action.element.bounds is not None:
         x1, y1, x2, y2 = action.element.bounds
         items.append({"id": "el", "type": "rectanglelabels", "from_name": "element", "to_name": "image", **size,
@@ -119,6 +102,24 @@ def prediction(action: Action, width: int, height: int) -> list[dict]:
         items.append({"id": "tx", "type": "textarea", "from_name": "text", "to_name": "image",
                       "value": {"text": [text]}})
     return items
+
+
+def _arrow(x1: float, y1: float, x2: float, y2: float, width: int, height: int, size: dict) -> dict:
+    """A straight arrow from (x1, y1) to (x2, y2) as a closed polygon (a shaft and a head) in
+    percent of the frame; sizes are a share of the frame's longer side."""
+    unit = max(width, height) / 100
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length  # along the swipe
+    nx, ny = -uy, ux  # across it
+    head = min(3.5 * unit, 0.6 * length)
+    bx, by = x2 - ux * head, y2 - uy * head  # where the head starts
+    shaft, wing = 0.5 * unit, 1.6 * unit
+    outline = [(x1 + nx * shaft, y1 + ny * shaft), (bx + nx * shaft, by + ny * shaft), (bx + nx * wing, by + ny * wing),
+               (x2, y2), (bx - nx * wing, by - ny * wing), (bx - nx * shaft, by - ny * shaft),
+               (x1 - nx * shaft, y1 - ny * shaft)]
+    points = [[min(100.0, max(0.0, 100 * x / width)), min(100.0, max(0.0, 100 * y / height))] for x, y in outline]
+    return {"id": "ar", "type": "polygonlabels", "from_name": "path", "to_name": "image", **size,
+            "value": {"points": points, "closed": True, "polygonlabels": ["swipe path"]}}
 
 
 def _keypoint(rid: str, x: float, y: float, label: str, width: int, height: int, size: dict) -> dict:

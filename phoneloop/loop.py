@@ -24,8 +24,9 @@ from (loop, round, stage, policy, task, seed, attempt) and a rerun skips what th
 holds; a dataset version built from the same table versions is reused; a model already
 registered under the stage's name is reused, and a half-trained one is trained again.
 
-A stage that produces nothing it should (no episodes, an empty dataset, a model that does
-not load, an eval policy that did not run) fails the loop with ``StageFailed``; the state
+A stage that produces nothing it should (no episodes, an empty dataset, a dataset whose
+export for the next training stage has 0 train rows, a model that does not load the way
+the next stage loads it, an eval policy that did not run) fails the loop with ``StageFailed``; the state
 file's ``failed`` entry names the round, the stage and why. Lineage lives in the lake:
 models record their parent and dataset fingerprint, datasets the table versions they read.
 
@@ -164,12 +165,13 @@ class Loop:
                 "written": report.written, "outcomes": report.outcomes}
 
     def _curate(self, k: int, done: dict) -> dict:
-        return self._build(self.config.recipe)
+        return self._build(self.config.recipe, "sft")
 
     def _curate_rollouts(self, k: int, done: dict) -> dict:
-        return self._build(self.config.rollout_recipe)
+        return self._build(self.config.rollout_recipe, "grpo")
 
-    def _build(self, recipe_path: str) -> dict:
+    def _build(self, recipe_path: str, kind: str) -> dict:
+        """A dataset version of the recipe whose ``kind`` export (what the next stage trains on) has train rows."""
         from curation.build import READ_TABLES, curate
         from curation.recipe import load_recipe
         from curation.versions import list_versions
@@ -182,8 +184,9 @@ class Loop:
         episodes = dv.counts.get("episodes", 0)
         if not episodes:
             raise StageFailed(f"recipe {recipe.name!r} selected no episode")
+        rows = _train_rows(dv, kind)
         return {"inputs": {"recipe": recipe_path, "table_versions": current}, "dataset": dv.ref, "path": dv.path,
-                "episodes": episodes, "reused": bool(same)}
+                "episodes": episodes, "train_rows": rows, "reused": bool(same)}
 
     def _sft(self, k: int, done: dict) -> dict:
         from training.sft import SFTRun, run_sft
@@ -272,16 +275,35 @@ def _check_perturb(path: str | Path, data: dict[str, Any]) -> None:
                 raise LoopConfigError(f"{path}: {stage}.perturb: {exc}") from None
 
 
+def _train_rows(dv, kind: str) -> int:
+    """Rows of the train split of ``dv``'s ``kind`` export; ``StageFailed`` when there are none
+    (the selection had episodes, but the split or the export format left nothing to train on)."""
+    splits = dv.exports.get("formats", {}).get(kind)
+    if splits is None:
+        raise StageFailed(f"dataset {dv.ref} has no {kind!r} export, which the next stage trains on: add "
+                          f"`- {{format: {kind}}}` to the recipe's exports")
+    rows = int((splits.get("train") or {}).get("rows") or 0)
+    if rows == 0:
+        have = ", ".join(f"{name} {v.get('rows', 0)}" for name, v in sorted(splits.items())) or "no split"
+        raise StageFailed(f"dataset {dv.ref} yields 0 training rows: its {kind!r} export's train split is empty "
+                          f"({dv.counts.get('episodes', 0)} episode(s) selected; rows by split: {have})")
+    return rows
+
+
 def _check_loads(entry) -> None:
-    """A registered model must be loadable: its folder with a config and weights."""
+    """A registered model must load the way the next stage loads it (``rollout.model_server``:
+    the processor and ``from_pretrained``): a truncated or corrupt weight file fails here."""
     path = Path(entry.path)
     weights = list(path.glob("*.safetensors")) + list(path.glob("*.bin")) if path.is_dir() else []
     if not (path / "config.json").is_file() or not weights:
         raise StageFailed(f"model {entry.name!r} does not load: {path} has no config.json and weights")
+    from rollout.model_server import load_model
+
     try:
-        json.loads((path / "config.json").read_text())
-    except ValueError as exc:
-        raise StageFailed(f"model {entry.name!r} does not load: {path / 'config.json'}: {exc}") from None
+        model, processor = load_model(str(path))
+    except Exception as exc:  # whatever transformers or safetensors raise for a broken checkpoint
+        raise StageFailed(f"model {entry.name!r} does not load from {path}: {type(exc).__name__}: {exc}") from None
+    del model, processor
 
 
 def _with_options(section: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,10 @@ worker would cost memory and give up batching. Instead the runner starts this se
 its own (parent) process, the model loaded once, and the workers talk to it like to any endpoint
 (``rollout.policies.openai_generate``). Requests that arrive within ``max_wait_ms`` of
 each other, up to ``max_batch``, are answered by one greedy ``generate`` call on a
-left-padded batch; greedy decoding gives the same text batched or alone.
+left-padded batch; greedy decoding gives the same text batched or alone. Each answer
+carries its tokens' log-probabilities in OpenAI's shape (``choices[0].logprobs.content``)
+when the request asks for ``logprobs``: the policy's score of the step (special tokens,
+padding and the end-of-sequence token left out).
 
 Binds 127.0.0.1 only; it serves ``POST /v1/chat/completions`` and nothing else.
 """
@@ -29,6 +32,7 @@ class _Request:
     max_tokens: int
     done: threading.Event = field(default_factory=threading.Event)
     text: str = ""
+    tokens: list[tuple[str, float]] = field(default_factory=list)  # (token, log-prob) of the answer
     error: str | None = None
 
 
@@ -48,15 +52,10 @@ class ModelServer(ThreadingHTTPServer):
     @classmethod
     def load(cls, lake_uri: str, ref: str, **kwargs) -> ModelServer:
         """The registered model (or folder, or ``tiny``) ``ref`` of the lake, ready to start."""
-        from transformers import AutoModelForImageTextToText
-
         from datalake.lake import Lake
-        from training.processor import load_processor
         from training.registry import resolve_model
 
-        path = resolve_model(Lake.open(lake_uri), ref).path
-        processor = load_processor(path, padding_side="left")
-        return cls(AutoModelForImageTextToText.from_pretrained(path).eval(), processor, **kwargs)
+        return cls(*load_model(resolve_model(Lake.open(lake_uri), ref).path), **kwargs)
 
     def start(self) -> ModelServer:
         for t in self._loops:
@@ -100,15 +99,35 @@ class ModelServer(ThreadingHTTPServer):
             images = [r.images for r in batch] if all(r.images for r in batch) else None
             inputs = self.processor(text=texts, images=images, return_tensors="pt", padding=True)
             with torch.no_grad():
-                out = self.model.generate(**inputs, max_new_tokens=max(r.max_tokens for r in batch), do_sample=False)
-            decoded = self.processor.batch_decode(out[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
-            for r, text in zip(batch, decoded):
-                r.text = text
+                out = self.model.generate(**inputs, max_new_tokens=max(r.max_tokens for r in batch), do_sample=False,
+                                          output_scores=True, return_dict_in_generate=True)
+                logprobs = self.model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)
+            new = out.sequences[:, inputs["input_ids"].shape[1]:]
+            decoded = self.processor.batch_decode(new, skip_special_tokens=True)
+            for r, text, ids, values in zip(batch, decoded, new.tolist(), logprobs.tolist()):
+                r.text, r.tokens = text, self._tokens(ids, values)
         except Exception as exc:  # answer every waiting client, never leave one hanging
             for r in batch:
                 r.error = f"{type(exc).__name__}: {exc}"
         for r in batch:
             r.done.set()
+
+
+    def _tokens(self, ids: list[int], values: list[float]) -> list[tuple[str, float]]:
+        tokenizer = getattr(self.processor, "tokenizer", self.processor)
+        special = set(tokenizer.all_special_ids)
+        return [(tokenizer.convert_ids_to_tokens(i), v) for i, v in zip(ids, values)
+                if i not in special and v > float("-inf")]
+
+
+def load_model(path: str) -> tuple[Any, Any]:
+    """(model in eval mode, processor with left padding) of a checkpoint folder, as the server uses them."""
+    from transformers import AutoModelForImageTextToText
+
+    from training.processor import load_processor
+
+    processor = load_processor(path, padding_side="left")
+    return AutoModelForImageTextToText.from_pretrained(path).eval(), processor
 
 
 def _from_openai(messages: list[dict]) -> tuple[list[dict], list[Any]]:
@@ -145,6 +164,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             messages, images = _from_openai(body["messages"])
             request = _Request(messages, images, int(body.get("max_tokens") or 256))
+            want_logprobs = bool(body.get("logprobs"))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             self._send(400, {"error": {"message": f"bad request: {exc}"}})
             return
@@ -152,8 +172,10 @@ class _Handler(BaseHTTPRequestHandler):
         if request.error:
             self._send(500, {"error": {"message": request.error}})
             return
+        logprobs = {"content": [{"token": t, "logprob": v, "bytes": list(t.encode()), "top_logprobs": []}
+                                for t, v in request.tokens]} if want_logprobs else None
         self._send(200, {"object": "chat.completion", "model": body.get("model"),
-                         "choices": [{"index": 0, "finish_reason": "stop",
+                         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": logprobs,
                                       "message": {"role": "assistant", "content": request.text}}]})
 
     def _send(self, status: int, payload: dict) -> None:

@@ -12,17 +12,27 @@
 Model output is parsed in the policy's style (json | qwen3vl | uitars). Output that does not
 parse becomes a ``wait`` step whose ``raw_output`` keeps the text and ``thought`` starts with
 ``invalid:``: the run goes on, and curation's ``drop_unparseable`` removes such steps.
+
+Scores: a model policy whose endpoint returns token log-probabilities (OpenAI's
+``choices[0].logprobs.content``; the loopback server of a local checkpoint sends them too)
+records each step's ``score`` (exp of the mean token log-prob) and ``logprob`` in
+``ModelPolicy.step_meta``; the rollout worker stores them in the step's meta, where the
+annotate preset ``low-confidence`` finds the least confident steps. The oracle and random
+policies give none. (A checkpoint loaded in-process by ``make_policy`` gives none either.)
 """
 
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+import math
 import os
 import random
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -44,12 +54,13 @@ class PolicyOptions:
     history: int = 4
     model: str = "default"  # the model name sent to an endpoint
     api_key: str | None = None  # default: $OPENAI_API_KEY
-    timeout: float = 30.0  # seconds per request; one request never costs more than timeout x max(1, retries)
+    timeout: float = 30.0  # seconds per try; a request (tries, pauses) never costs more than timeout x max(1, retries)
     retries: int = 2  # tries after the first (5xx, 408, 429, timeouts, resets, garbage), backoff with jitter
     temperature: float = 0.0
     max_tokens: int = 256
     headers: dict[str, str] = field(default_factory=dict)  # extra HTTP headers sent to an endpoint
     backoff: float = 0.5  # seconds before the first retry; doubles each retry (x0.5-1.5 jitter), at most 8 s
+    logprobs: bool = True  # ask an endpoint for token log-probs: each step's meta gets the policy's score
 
     def __post_init__(self) -> None:
         from rollout.parsing import STYLES
@@ -117,6 +128,7 @@ class ModelPolicy:
         self.options = options
         self.pending: deque[Action] = deque()
         self.invalid = 0
+        self.step_meta: dict[str, float] = {}  # the last reply's score (``_score_meta``), for the step's meta
 
     @property
     def retries(self) -> int:
@@ -124,12 +136,13 @@ class ModelPolicy:
         return getattr(self.generate, "retries", 0)
 
     def act(self, instruction: str, observation: Observation, history: list[Step]) -> tuple[Action, str | None]:
-        if self.pending:
+        if self.pending:  # the rest of one reply: the same generation, the same score
             return self.pending.popleft(), None
         size = observation.size
         recent = [(s.action, s.observation.size) for s in history[-self.options.history:]] if self.options.history else []
         messages = prompt(instruction, recent, self.options.style, self.options.coords)
         text = self.generate(messages, [observation.screenshot])
+        self.step_meta = _score_meta(getattr(self.generate, "last_logprob", None))
         try:
             actions = parse_output(text, self.options.style, self.options.coords, size)
         except ActionParseError as exc:
@@ -144,54 +157,119 @@ class ModelPolicy:
         return actions[0], text
 
 
-class EndpointClient:
-    """A chat-completions client (stdlib only) sending the screenshot as a PNG data URL.
+def _score_meta(logprob: float | None) -> dict[str, float]:
+    """A step's policy score: ``score`` = exp(mean token log-prob), the geometric mean of the
+    answer's token probabilities, in (0, 1]; ``logprob`` = that mean. Empty without log-probs."""
+    if logprob is None:
+        return {}
+    return {"score": math.exp(logprob), "logprob": logprob}
 
-    Transient failures (5xx, 408, 429, timeouts, refused or reset connections, a body that
-    is not a chat completion) are retried up to ``options.retries`` times with exponential
-    backoff and jitter, within a deadline of ``timeout x max(1, retries)`` per request;
-    then ``PolicyError``. Other 4xx answers (a wrong key, a wrong model) fail at once."""
+
+class EndpointClient:
+    """A chat-completions client (stdlib ``http.client``) sending the screenshot as a PNG data URL.
+
+    Time: one call (all its tries and backoff pauses) ends within ``timeout x max(1, retries)``
+    seconds, the deadline. Each try gets ``min(timeout, time left)``: connecting and every
+    read are cut at that (a server that accepts and never answers), and a watchdog shuts the
+    socket when the try's time is up, so a server that trickles bytes cannot stretch it;
+    backoff pauses are cut to the time left. Transient failures (5xx, 408, 429, timeouts,
+    refused or reset connections, a body that is not a chat completion) are retried up to
+    ``options.retries`` times with exponential backoff and jitter, while time is left; then
+    ``PolicyError``. Other 4xx answers (a wrong key, a wrong model) fail at once.
+
+    With ``options.logprobs`` the request asks for token log-probabilities (OpenAI's
+    ``logprobs: true``); ``last_logprob`` is then the mean over the answer's tokens of
+    ``choices[0].logprobs.content[*].logprob``, or None when the server sent none; a server
+    that answers 400 naming log-probs is asked again without them (and never again)."""
 
     def __init__(self, url: str, options: PolicyOptions):
         endpoint = url.rstrip("/")
         self.endpoint = endpoint if endpoint.endswith("/chat/completions") else endpoint + "/chat/completions"
+        parts = urllib.parse.urlsplit(self.endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PolicyError(f"endpoint {url!r} is not an http(s) URL")
+        self.parts = parts
         self.options = options
         self.headers = {"Content-Type": "application/json", **options.headers}
         api_key = options.api_key or os.environ.get("OPENAI_API_KEY")
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
         self.retries = 0  # retried requests, over this client's life
+        self.last_logprob: float | None = None
+        self.ask_logprobs = options.logprobs  # off for good once a server refuses them
         self.rng = random.Random()
 
     def __call__(self, messages: list[dict], images: list[bytes]) -> str:
         o = self.options
         body = {"model": o.model, "messages": _openai_messages(messages, images), "temperature": o.temperature,
-                "max_tokens": o.max_tokens}
-        request = urllib.request.Request(self.endpoint, data=json.dumps(body).encode(), headers=self.headers,
-                                         method="POST")
+                "max_tokens": o.max_tokens, **({"logprobs": True} if self.ask_logprobs else {})}
+        data = json.dumps(body).encode()
         start = time.monotonic()
         deadline = start + o.timeout * max(1, o.retries)
         last, tries = "no try", 0
-        for attempt in range(o.retries + 1):
+        self.last_logprob = None
+        attempt = 0
+        while attempt <= o.retries:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
             self.retries += bool(attempt)
             tries += 1
             try:
-                with urllib.request.urlopen(request, timeout=min(o.timeout, left)) as response:
-                    return _content(json.loads(response.read()))
-            except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code}"
-                if exc.code < 500 and exc.code not in (408, 429):
-                    raise PolicyError(f"{self.endpoint} answered {exc.code}: {exc.read()[:300]!r}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+                status, payload = self._post(data, min(o.timeout, left))
+                if status == 200:
+                    reply = json.loads(payload)
+                    text = _content(reply)
+                    self.last_logprob = _mean_logprob(reply)
+                    return text
+                last = f"HTTP {status}"
+                if status == 400 and self.ask_logprobs and b"logprob" in payload.lower():
+                    self.ask_logprobs = False  # a server without log-probs: ask again without them
+                    data = json.dumps({k: v for k, v in body.items() if k != "logprobs"}).encode()
+                    continue  # not a retry: the same attempt, asked the way this server can answer
+                if status < 500 and status not in (408, 429):
+                    raise PolicyError(f"{self.endpoint} answered {status}: {payload[:300]!r}")
+            except (TimeoutError, ConnectionError, OSError, http.client.HTTPException) as exc:
                 last = f"{type(exc).__name__}: {exc}"
             except (KeyError, IndexError, TypeError, ValueError) as exc:
                 last = f"not a chat completion ({type(exc).__name__}: {exc})"
             pause = min(o.backoff * 2 ** attempt, 8.0) * self.rng.uniform(0.5, 1.5)
             time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            attempt += 1
         raise PolicyError(f"{self.endpoint} failed after {tries} tries in {time.monotonic() - start:.1f} s: {last}")
+
+    def _post(self, data: bytes, seconds: float) -> tuple[int, bytes]:
+        """One POST, cut after ``seconds`` whatever the server does; (status, body)."""
+        p = self.parts
+        kind = http.client.HTTPSConnection if p.scheme == "https" else http.client.HTTPConnection
+        conn = kind(p.hostname, p.port, timeout=seconds)
+        cut = threading.Event()
+
+        def watchdog() -> None:
+            cut.set()
+            if conn.sock is not None:
+                try:
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        timer = threading.Timer(seconds, watchdog)
+        timer.daemon = True
+        timer.start()
+        try:
+            conn.request("POST", p.path + (f"?{p.query}" if p.query else ""), body=data, headers=self.headers)
+            response = conn.getresponse()
+            payload = response.read()
+        except (OSError, http.client.HTTPException):
+            if cut.is_set():
+                raise TimeoutError(f"no complete answer within {seconds:.2f} s") from None
+            raise
+        finally:
+            timer.cancel()
+            conn.close()
+        if cut.is_set():
+            raise TimeoutError(f"no complete answer within {seconds:.2f} s")
+        return response.status, payload
 
 
 def _content(reply: dict) -> str:
@@ -199,6 +277,14 @@ def _content(reply: dict) -> str:
     if text is not None and not isinstance(text, str):
         raise TypeError(f"message content is {type(text).__name__}, not text")
     return text or ""
+
+
+def _mean_logprob(reply: dict) -> float | None:
+    """The mean token log-probability of an OpenAI-style reply, when it carries them."""
+    content = ((reply["choices"][0].get("logprobs") or {}).get("content")) or []
+    values = [t.get("logprob") for t in content if isinstance(t, dict)]
+    values = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and v <= 0]
+    return sum(values) / len(values) if values else None
 
 
 def openai_generate(url: str, options: PolicyOptions) -> EndpointClient:

@@ -11,7 +11,7 @@ Previous actions are written back in the same syntax, so the model reads its own
 from __future__ import annotations
 
 from curation.coords import to_model
-from curation.exports import build_prompt
+from datalake.actions import UITARS, describe
 from datalake.types import Action
 
 UITARS_SYSTEM = """You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
@@ -44,9 +44,10 @@ finished(content='xxx') # Use escape characters \\', \\", and \\n in content par
 
 def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str) -> list[dict]:
     """System + user messages (one screenshot placeholder) for one step in ``style``."""
+    from curation.exports import COORDS_TEXT, build_prompt  # imports datasets (~2 s): only when a model acts
+
     if style != "uitars":
         return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1)
-    from curation.exports import COORDS_TEXT
 
     lines = [f"## User Instruction\n{instruction}"]
     if history:
@@ -58,31 +59,9 @@ def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], styl
 
 def _box(x: float, y: float, coords: str, size: tuple[int, int]) -> str:
     mx, my = to_model(x, y, coords, size)
-    return f"<|box_start|>({round(mx)},{round(my)})<|box_end|>"
-
-
-def _quote(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"<|box_start|>{UITARS.point(mx, my)}<|box_end|>"
 
 
 def format_uitars(a: Action, coords: str, size: tuple[int, int]) -> str:
-    """One action in UI-TARS syntax (for the history lines of the prompt)."""
-    if a.type in ("tap", "double_tap", "long_press"):
-        name = {"tap": "click", "double_tap": "left_double", "long_press": "long_press"}[a.type]
-        return f"{name}(start_box='{_box(a.x, a.y, coords, size)}')"
-    if a.type == "swipe":
-        return f"drag(start_box='{_box(a.x, a.y, coords, size)}', end_box='{_box(a.x2, a.y2, coords, size)}')"
-    if a.type == "scroll":
-        where = f"start_box='{_box(a.x, a.y, coords, size)}', " if a.x is not None else ""
-        return f"scroll({where}direction='{a.direction}')"
-    if a.type == "input_text":
-        return f"type(content='{_quote(a.text or '')}')"
-    if a.type == "open_app":
-        return f"open_app(app_name='{_quote(a.app or '')}')"
-    if a.type == "key":
-        return {"home": "press_home()", "back": "press_back()"}.get(a.key, f"hotkey(key='{a.key}')")
-    if a.type in ("answer", "terminate"):
-        return f"finished(content='{_quote(a.text or '')}')"
-    if a.type == "ask_user":
-        return f"call_user(content='{_quote(a.text or '')}')"
-    return "wait()"
+    """One action in UI-TARS syntax (for the history lines of the prompt), points in ``coords``."""
+    return describe(a, UITARS, point=lambda x, y: _box(x, y, coords, size))

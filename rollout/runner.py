@@ -4,7 +4,8 @@
 
 1. Jobs: every (task, seed) pair for the selected tasks, ``episodes`` seeds each, in one
    shared queue; one spawned worker process per phone takes the next job when it is free
-   (``rollout.worker``). ``mock:N`` makes N MockPhones; ``adb:S1,S2`` uses those serials
+   (``rollout.worker``); a run with one worker runs it in a thread of this process
+   (``InProcessBackend``: no interpreter to start). ``mock:N`` makes N MockPhones; ``adb:S1,S2`` uses those serials
    through the adb server. A local checkpoint is loaded once, in this process, and served
    to the workers by a batching loopback endpoint (``rollout.model_server``).
 2. Ids: an episode's id is a hash of (run, policy, task, seed, attempt), under a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import queue as queue_module
+import threading
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
@@ -38,6 +40,7 @@ from rollout.errors import PhonesSpecError, PolicyError
 from rollout.policies import PolicyOptions, endpoint_name
 
 POLL_SECONDS = 0.5
+JOIN_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,8 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     from rollout.backends import make_backend
 
     backend = make_backend(spec.backend, spec.address)
+    if spec.backend == "local" and min(len(phones), len(todo)) == 1:
+        backend = InProcessBackend(backend)
     live, died = _schedule(backend, lake_uri, kind, list(phones), todo, spec, report, adb_port, progress)
     if not died:
         return
@@ -238,6 +243,35 @@ def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, pro
         report.errors.append(f"{pending} job(s) not run: no phone left to run them")
     backend.join(list(workers.values()))
     return [phone for phone in phones if phone in usable], report.worker_deaths > 0
+
+
+class InProcessBackend:
+    """One local worker: nothing runs in parallel, so it runs in a thread of this process
+    (``rollout.worker.work`` unchanged) instead of a spawned one, which would first pay a
+    new interpreter and its imports. Writes, messages and ids are the same; a kill of this
+    process ends the worker with it, as ``PR_SET_PDEATHSIG`` does for a spawned one.
+    A retry pass after a death (``_run_workers``) may still use the wrapped backend."""
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+
+    def queues(self):
+        return self.backend.queues()
+
+    def start(self, phone: str, kind: str, args: tuple) -> threading.Thread:
+        from rollout.worker import work
+
+        thread = threading.Thread(target=work, args=(phone, *args), kwargs={"in_process": True}, daemon=True,
+                                  name=f"rollout-worker-{phone}")
+        thread.start()
+        return thread
+
+    def dead(self, handle: threading.Thread) -> bool:
+        return False  # work() ends only through its ``finally``, which always says "done"
+
+    def join(self, handles: list) -> None:
+        for thread in handles:
+            thread.join(timeout=JOIN_SECONDS)  # it said "done": only its last statements are left
 
 
 def _reap(backend, workers, in_flight, finished, usable, jobs, pending, report) -> int:

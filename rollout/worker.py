@@ -32,11 +32,12 @@ ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards aga
 
 
 def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: str, adb_port: int | None,
-         jobs, results, parent_pid: int | None = None) -> None:
-    """The worker's main loop (a spawned process's target)."""
+         jobs, results, parent_pid: int | None = None, in_process: bool = False) -> None:
+    """The worker's main loop (a spawned process's target, or a thread's with ``in_process``)."""
     from rollout.runner import RolloutSpec
 
-    _die_with_parent(parent_pid)
+    if not in_process:  # a thread must not set the parent-death signal of the whole runner
+        _die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
     batch = _Batch(Lake.open(lake_uri), results)
     phone = None
@@ -104,15 +105,26 @@ def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "n
 
 class _Recorder:
     """Passes ``act`` through to the policy and keeps the steps, so an episode whose
-    policy fails part-way can still be written with the steps it took."""
+    policy fails part-way can still be written with the steps it took; keeps the policy's
+    per-step score (``step_meta``: model policies with log-probs) for the steps' meta."""
 
     def __init__(self, policy: Any):
         self.policy, self.name, self.source = policy, policy.name, policy.source
         self.history: list = []
+        self.step_meta: dict[int, dict] = {}  # step index -> meta the policy gave for it
 
     def act(self, instruction, observation, history):
         self.history = history  # run_episode's own list: it holds every recorded step
-        return self.policy.act(instruction, observation, history)
+        result = self.policy.act(instruction, observation, history)
+        meta = getattr(self.policy, "step_meta", None)
+        if meta:
+            self.step_meta[len(history)] = dict(meta)  # the step run_episode appends next
+        return result
+
+    def scored(self, steps) -> tuple:
+        """``steps`` with the policy's scores merged into their meta."""
+        return tuple(replace(s, meta={**s.meta, **self.step_meta[i]}) if i in self.step_meta else s
+                     for i, s in enumerate(steps))
 
     @property
     def retries(self) -> int:
@@ -138,6 +150,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
             return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
         try:
             episode = run_episode(phone, recorder, task, seed=seed, max_steps=max_steps, round=spec.round, meta=meta)
+            episode = replace(episode, steps=recorder.scored(episode.steps))
             break
         except PolicyError as exc:
             episode = _partial(phone, recorder, task, seed, spec, meta, exc)
@@ -165,7 +178,8 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
         device = phone.device()
     except CollectorError:
         return None
-    return Episode(instruction=task.goal, source=recorder.source, device=device, steps=tuple(recorder.history),
+    return Episode(instruction=task.goal, source=recorder.source, device=device,
+                   steps=recorder.scored(recorder.history),
                    app=task.app_names[0] if task.app_names else None, category=getattr(task, "category", None),
                    task=task.name(), outcome="failure", verified_by="none", policy=recorder.name, round=spec.round,
                    meta={"seed": seed, **meta, "failure_reason": "policy_error", "policy_error": str(exc)[:500]})
@@ -186,6 +200,9 @@ def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, wh
         failure = None
     invalid = sum(1 for s in episode.steps if (s.raw_output or "").startswith(INVALID))
     meta.update({k: v for k, v in (("invalid_steps", invalid), ("retries", retries)) if v})
+    scores = [s.meta["score"] for s in episode.steps if isinstance(s.meta.get("score"), float)]
+    if scores:  # the policy's mean step score (the episode's ``score`` column is the verifier's)
+        meta["policy_score"] = sum(scores) / len(scores)
     score = meta.get("score")
     score = min(1.0, max(0.0, float(score))) if isinstance(score, (int, float)) and not isinstance(score, bool) \
         else None

@@ -66,6 +66,33 @@ def test_prediction_points_convert_back_within_a_pixel_without_the_recorded_acti
         assert back.element.bounds == action.element.bounds and back.element.resource_id is None
 
 
+def _arrows(items):
+    return [i for i in items if i["type"] == "polygonlabels" and i["from_name"] == "path"]
+
+
+def test_a_swipe_is_drawn_as_an_arrow_from_its_start_to_its_end():
+    swipe = RECORDED[3]  # 5,200 -> 90,13 on a W x H frame
+    (arrow,) = _arrows(push.prediction(swipe, W, H))
+    points = [(x * W / 100, y * H / 100) for x, y in arrow["value"]["points"]]
+    assert arrow["value"]["closed"] and len(points) == 7
+    tip = points[3]
+    assert abs(tip[0] - swipe.x2) < 0.01 and abs(tip[1] - swipe.y2) < 0.01  # the head ends at the swipe's end
+    tail = ((points[0][0] + points[-1][0]) / 2, (points[0][1] + points[-1][1]) / 2)
+    assert abs(tail[0] - swipe.x) < 0.01 and abs(tail[1] - swipe.y) < 0.01  # the shaft starts at its start
+    assert not _arrows(push.prediction(RECORDED[0], W, H))  # a tap has no arrow
+    assert 'name="path"' in configs.step_review() and 'name="path"' in configs.episode_review()
+
+
+def test_episode_tasks_draw_each_arrow_on_its_own_frame():
+    rows = [{"episode_id": "e", "instruction": "swipe twice", "outcome": "success", "frame_sha": "a" * 64,
+             "action_json": RECORDED[3].to_json(), "step_index": k, "frame_width": W, "frame_height": H}
+            for k in range(2)]
+    (task,) = push.episode_tasks(rows, "http://127.0.0.1:1")
+    arrows = _arrows(task["predictions"][0]["result"])
+    assert sorted(a["item_index"] for a in arrows) == [0, 1] and {a["to_name"] for a in arrows} == {"frames"}
+    assert len({a["id"] for a in arrows}) == 2
+
+
 def test_moved_box_replaces_the_recorded_element():
     recorded = Action("tap", x=20, y=30, element=Target(resource_id="ok", bounds=(10, 20, 60, 50)))
     items = push.prediction(recorded, W, H)

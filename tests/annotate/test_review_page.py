@@ -25,6 +25,7 @@ from api.settings import ApiSettings
 from api.signing import FrameSigner
 from collectors import OraclePolicy, run_episode
 from datalake.lake import Lake
+from datalake.types import Action, Device, Episode, Step
 from mockphone import MockPhone
 from mockphone.tasks import registry
 from tests.annotate.conftest import free_port
@@ -89,8 +90,36 @@ def test_frames_load_through_signed_urls_with_read_auth_on(pushed, locked_api):
 
 def test_review_page_fits_a_1080p_screen(pushed, label_studio, tmp_path):
     report, task = pushed
-    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh"
     assert task["data"]["action_text"].startswith("step 2/") and "tap '" in task["data"]["action_text"]
+    _in_browser(label_studio, report.project_id, task["id"], lambda page: _check_layout(page, tmp_path))
+
+
+@pytest.fixture(scope="module")
+def swiped(wifi_lake, locked_api, label_studio):
+    """A one-step episode on a mock phone's screen whose action is a long upward swipe."""
+    phone = MockPhone(seed=0)
+    phone.reset(0)
+    obs = phone.observe()
+    swipe = Action("swipe", x=300, y=1900, x2=800, y2=700, duration_ms=300)
+    ep = Episode(instruction="Scroll up", source="human", device=Device(1080, 2400, "mock"),
+                 steps=(Step(observation=obs, action=swipe),), outcome="success", verified_by="human")
+    Lake.open(wifi_lake.uri).write_episodes([ep])
+    with label_studio.client() as client:
+        report = push.push(Lake.open(wifi_lake.uri), client, f"swipe-{uuid.uuid4().hex[:8]}",
+                           where="s.action_type = 'swipe'", frames_url=locked_api,
+                           sign=FrameSigner.from_api_token(TOKEN).query)
+        (task,) = client.tasks(report.project_id)
+    return report, task, swipe
+
+
+def test_review_page_draws_a_swipe_as_an_arrow_from_start_to_end(swiped, label_studio, tmp_path):
+    report, task, swipe = swiped
+    _in_browser(label_studio, report.project_id, task["id"], lambda page: _check_arrow(page, tmp_path, swipe))
+
+
+def _in_browser(label_studio, project_id: int, task_id: int, check) -> None:
+    """Log in to Label Studio in headless Chromium (1920x1080) and run ``check`` on the task's page."""
+    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh"
     profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
     try:
         with sync_playwright() as p:
@@ -103,12 +132,45 @@ def test_review_page_fits_a_1080p_screen(pushed, label_studio, tmp_path):
                 page.fill("input[name=password]", label_studio.password)
                 page.click("button[type=submit]")
                 page.wait_for_load_state("networkidle")
-                page.goto(f"{label_studio.url}/projects/{report.project_id}/data?task={task['id']}")
-                _check_layout(page, tmp_path)
+                page.goto(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
+                check(page)
             finally:
                 context.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def _check_arrow(page, tmp_path, swipe):
+    """The before frame shows a straight arrow from the swipe's start to its end: along the
+    segment it differs from the after frame (the same screen, nothing drawn), beside it not."""
+    out = tmp_path / "swipe.png"
+    deadline = time.monotonic() + 90
+    while True:
+        panes = _panes(page)
+        page.screenshot(path=str(out))
+        if len(panes) == 2 and all(_drawn(Image.open(out), box) for box in panes):
+            break
+        assert time.monotonic() < deadline, f"the frames did not show: {len(panes)} panes"
+        page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # regions are drawn after the image
+    page.screenshot(path=str(out))
+    shutil.copy(out, Path(tempfile.gettempdir()) / "phoneloop-review-swipe.png")
+    shot = Image.open(out).convert("RGB")
+    before, after = panes
+    scale = before["width"] / 1080
+    dx, dy = swipe.x2 - swipe.x, swipe.y2 - swipe.y
+    norm = (dx * dx + dy * dy) ** 0.5
+    side = (-dy / norm * 60, dx / norm * 60)  # 60 device px beside the path
+
+    def differs(fx: float, fy: float) -> bool:
+        here = shot.getpixel((round(before["x"] + fx * scale), round(before["y"] + fy * scale)))
+        there = shot.getpixel((round(after["x"] + fx * scale), round(after["y"] + fy * scale)))
+        return sum(abs(p - q) for p, q in zip(here, there)) > 60
+
+    along = [(swipe.x + t / 20 * dx, swipe.y + t / 20 * dy) for t in range(3, 18)]
+    assert sum(differs(x, y) for x, y in along) >= 13, "no arrow along the swipe's path"
+    beside = [(x + sx * k, y + sy * k) for x, y in along for (sx, sy), k in ((side, 1), (side, -1))]
+    assert sum(differs(x, y) for x, y in beside) <= 4, "the drawing strays from the straight path"
 
 
 def _panes(page) -> list[dict]:

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from datalake.lake import Lake
 from rollout.errors import PhonesSpecError, PolicyError
 from rollout.eval import evaluate, wilson
 from rollout.policies import ModelPolicy, PolicyOptions, RandomPolicy, make_policy, openai_generate
@@ -159,3 +160,15 @@ def test_a_rollouts_episodes_can_be_selected_for_the_annotation_queue(lake):
     rollout(lake.uri, RolloutSpec(policy="random", tasks="ClockAddAlarm", phones="mock:1"))
     rows = select_steps(lake, where=f"json_extract_string(e.meta_json, '$.rollout_id') = '{first.rollout_id}'")
     assert rows and {r["episode_id"].split("-")[0] for r in rows} == {first.rollout_id}
+
+
+def test_a_one_phone_rollout_runs_its_worker_in_this_process_and_loses_nothing(lake):
+    import multiprocessing
+
+    children = []
+    spec = RolloutSpec(policy="oracle", tasks="SettingsWifiOn,ClockAddAlarm", phones="mock:1", episodes=3)
+    report = rollout(lake.uri, spec, progress=lambda r: children.append(multiprocessing.active_children()))
+    assert children and all(not c for c in children)  # no spawned worker
+    assert (report.episodes, report.written, report.errors) == (6, 6, [])
+    ids = Lake.open(lake.uri).sql("SELECT DISTINCT episode_id FROM episodes").column(0).to_pylist()
+    assert len(ids) == 6

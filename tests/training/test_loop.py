@@ -78,3 +78,41 @@ def test_the_example_loop_runs_real_plus_mock_grpo_after_sft():
     config = LoopConfig.load(LoopConfig().path("examples/loop.yaml"))
     assert (config.grpo["env"], config.grpo["mix"]) == ("mock", True)
     GRPORun(output="x", model="demo-loop-r1-sft", dataset="with-rollouts@v1", **config.grpo).check()
+
+
+def test_a_recipe_that_leaves_no_training_row_fails_the_curate_stage(tmp_path):
+    """Episodes are selected, but the split puts every one outside ``train``: nothing to train on."""
+    lake = Lake.init(tmp_path / "lake")
+    recipe = tmp_path / "holdout.yaml"
+    text = LoopConfig().path("examples/recipes/default.yaml").read_text()
+    recipe.write_text(text.replace("fractions: {train: 0.8, val: 0.1, test: 0.1}", "fractions: {holdout: 1.0}"))
+    assert "holdout" in recipe.read_text()
+    with pytest.raises(StageFailed, match="round 1 curate failed: dataset default@v1 yields 0 training rows"):
+        Loop(lake.uri, LoopConfig(**{**SMALL, "name": "rows", "recipe": str(recipe)})).run(1)
+    saved = json.loads((tmp_path / "lake" / "loops" / "rows" / "state.json").read_text())
+    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "curate")
+    assert "holdout" in saved["failed"]["error"] and list(saved["round1"]) == ["collect"]
+
+
+def test_a_model_whose_weights_are_truncated_fails_the_stage_that_loads_it(tmp_path):
+    """The SFT model's safetensors file is cut in half after training: the rollout stage (which
+    loads it) fails naming the model; a rerun that finds the model registered but the stage
+    unrecorded (a kill between the two) fails the sft stage's own load check."""
+    lake = Lake.init(tmp_path / "lake")
+
+    def say(message: str) -> None:
+        if message.startswith("round 1 sft: model"):
+            (weights,) = (tmp_path / "lake" / "models" / "t-r1-sft" / "final").glob("*.safetensors")
+            weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+
+    with pytest.raises(StageFailed, match="round 1 rollout failed: model 't-r1-sft' does not load"):
+        Loop(lake.uri, LoopConfig(**SMALL), say=say).run(1)
+    path = tmp_path / "lake" / "loops" / "t" / "state.json"
+    saved = json.loads(path.read_text())
+    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "rollout")
+    del saved["round1"]["sft"]  # as if killed after registering the model, before recording the stage
+    path.write_text(json.dumps(saved))
+    with pytest.raises(StageFailed, match="round 1 sft failed: model 't-r1-sft' does not load from"):
+        Loop(lake.uri, LoopConfig(**SMALL)).run(1)
+    saved = json.loads(path.read_text())
+    assert saved["failed"]["stage"] == "sft" and "Error" in saved["failed"]["error"]

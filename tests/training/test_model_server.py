@@ -1,6 +1,10 @@
 """The batching loopback endpoint for local checkpoints, and rollouts of a local model through it."""
 
+import json
+import math
 import threading
+
+import pytest
 
 from datalake.lake import Lake
 from mockphone.phone import MockPhone
@@ -53,3 +57,11 @@ def test_rollout_of_a_local_checkpoint_serves_all_phones_from_one_model(train_la
         f"'{report.rollout_id}'").to_pylist()
     assert [r["policy"] for r in rows] == ["tiny", "tiny"]
     assert {r["outcome"] for r in rows} == {"failure"}  # a random-weight model does not solve tasks
+    steps = Lake.open(train_lake.uri).sql(
+        "SELECT s.meta_json FROM steps s JOIN episodes e USING (episode_id) WHERE "
+        f"json_extract_string(e.meta_json, '$.rollout_id') = '{report.rollout_id}'").to_pylist()
+    metas = [json.loads(r["meta_json"]) for r in steps]
+    vocab = load_checkpoint(train_lake, "tiny").model.config.get_text_config().vocab_size
+    # greedy tokens of a near-uniform random model: each at least as likely as 1/vocab, at most 1
+    assert steps and all(-math.log(vocab) - 1e-6 <= m["logprob"] <= 0 for m in metas)
+    assert all(m["score"] == pytest.approx(math.exp(m["logprob"])) for m in metas)
