@@ -96,6 +96,7 @@ def _steps(name: str, actions: list, seed: int, mode: str, images: list) -> int:
         return len(images)
     phone = MockPhone(seed=seed, display=SMALL if mode == "raw_small" else None)
     REGISTRY[name](seed=seed).initialize_task(phone)
+    kept = None  # the last observation stays alive over the next act(), as in a real loop (raw: copy-on-write)
     for action in actions:
         if mode == "png":
             phone.observe()
@@ -103,10 +104,11 @@ def _steps(name: str, actions: list, seed: int, mode: str, images: list) -> int:
             render.png(phone, phone.root)
             phone.ui_tree()
         elif mode in ("raw", "raw_small"):
-            phone.observe(encoding="raw")
+            kept = phone.observe(encoding="raw")
         else:
             phone.ui_tree()
         phone.act(action)
+    del kept
     return len(actions)
 
 

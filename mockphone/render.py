@@ -7,9 +7,11 @@ model that learns "tap the centre of the element" here taps the same pixels ther
 from __future__ import annotations
 
 import io
+import math
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Callable
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from mockphone import fonts
 from mockphone.layout import Node, line_h, text_size
@@ -38,7 +40,14 @@ class Painter:
 
     def text(self, xy: tuple[float, float], value: str, size: int, fill: str, bold: bool = False,
              anchor: str = "lm") -> None:
-        self.draw.text(xy, value, font=fonts.font(size, bold), fill=fill, anchor=anchor)
+        font = fonts.font(size, bold)
+        if "\n" in value or not isinstance(font, ImageFont.FreeTypeFont):
+            self.draw.text(xy, value, font=font, fill=fill, anchor=anchor)
+            return
+        # what ImageDraw.text does for one line, with the glyph mask (the costly part) cached
+        x, y = xy
+        mask, (dx, dy) = glyph_mask(font, value, anchor, math.modf(x)[0], math.modf(y)[0])
+        self.draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, self.draw._getink(fill)[0])
 
     def text_in(self, node: Node, size: int, fill: str, bold: bool = False, align: str = "left") -> None:
         x1, y1, x2, y2 = node.bounds
@@ -49,6 +58,23 @@ class Painter:
             self.text((x2, (y1 + y2) / 2), value, size, fill, bold, "rm")
         else:
             self.text((x1, (y1 + y2) / 2), value, size, fill, bold)
+
+
+MASKS = 4096  # rendered text masks kept (process-wide: the key holds every input of the mask)
+_masks: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def glyph_mask(font: ImageFont.FreeTypeFont, value: str, anchor: str, fx: float, fy: float) -> tuple:
+    """Pillow's mask and offset for one line of text at a sub-pixel start, rendered once per distinct input."""
+    key = (font, value, anchor, fx, fy)  # the font object itself, never its id: a freed font's id gets reused
+    hit = _masks.get(key)
+    if hit is not None:
+        _masks.move_to_end(key)
+        return hit
+    hit = _masks[key] = font.getmask2(value, "L", anchor=anchor, start=(fx, fy))
+    if len(_masks) > MASKS:
+        _masks.popitem(last=False)
+    return hit
 
 
 COMPRESS_LEVEL = 1  # zlib level of screenshots: fast, and what every cached frame is encoded with
@@ -304,7 +330,9 @@ def _nav_glyph(shape: str):
         x1, y1, x2, y2 = n.bounds
         cx, cy, s = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(8)
         if shape == "back":
-            p.draw.polygon([(cx + s, cy - s), (cx + s, cy + s), (cx - s, cy)], outline=p.c["fg"], width=p.d.dp(2))
+            # a closed line, not polygon(width=...): Pillow draws a wide polygon outline through a full-screen mask
+            tri = [(cx + s, cy - s), (cx + s, cy + s), (cx - s, cy), (cx + s, cy - s)]
+            p.draw.line(tri, fill=p.c["fg"], width=p.d.dp(2), joint="curve")
         elif shape == "home":
             p.draw.ellipse((cx - s, cy - s, cx + s, cy + s), outline=p.c["fg"], width=p.d.dp(2))
         else:
