@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections import OrderedDict
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 from PIL import Image, ImageDraw, ImageFont
@@ -60,21 +60,11 @@ class Painter:
             self.text((x1, (y1 + y2) / 2), value, size, fill, bold)
 
 
-MASKS = 4096  # rendered text masks kept (process-wide: the key holds every input of the mask)
-_masks: OrderedDict[tuple, tuple] = OrderedDict()
-
-
+@lru_cache(maxsize=4096)
 def glyph_mask(font: ImageFont.FreeTypeFont, value: str, anchor: str, fx: float, fy: float) -> tuple:
-    """Pillow's mask and offset for one line of text at a sub-pixel start, rendered once per distinct input."""
-    key = (font, value, anchor, fx, fy)  # the font object itself, never its id: a freed font's id gets reused
-    hit = _masks.get(key)
-    if hit is not None:
-        _masks.move_to_end(key)
-        return hit
-    hit = _masks[key] = font.getmask2(value, "L", anchor=anchor, start=(fx, fy))
-    if len(_masks) > MASKS:
-        _masks.popitem(last=False)
-    return hit
+    """Pillow's mask and offset for one line of text at a sub-pixel start, rendered once per distinct input
+    (process-wide and thread-safe; keyed by the font object itself, never its id, which a freed font hands on)."""
+    return font.getmask2(value, "L", anchor=anchor, start=(fx, fy))
 
 
 COMPRESS_LEVEL = 1  # zlib level of screenshots: fast, and what every cached frame is encoded with
@@ -458,7 +448,8 @@ def _dialog_button(p: Painter, n: Node) -> None:
 _DRAW: dict[str, Callable[[Painter, Node], None]] = {
     "app_root": _fill("bg"), "appbar": _appbar, "apptitle": _apptitle, "up": _up, "action": _action,
     "text": _text, "button": _button, "edit": _edit, "item": _item, "toggle": _item, "switch": _switch,
-    "checkbox": _checkbox, "chip": _chip, "image": _image, "item_icon": _item_icon, "slider": _slider, "spinner": _spinner,
+    "checkbox": _checkbox, "chip": _chip, "image": _image, "item_icon": _item_icon, "slider": _slider,
+    "spinner": _spinner,
     "item_title": _item_text(16, False), "item_subtitle": _item_text(14, True),
     "item_trailing": _item_text(14, True, align="right"), "statusbar": _statusbar, "clock": _item_text(14, False, True),
     "sysicon": _sysicon, "notif_dot": _dot, "navbar": _navbar, "nav_back": _nav_glyph("back"),

@@ -164,7 +164,8 @@ class ShopApp(App):
     def page_product(self, page: Page) -> View:
         p = next(x for x in self.state.products if x.pid == page.args["pid"])
         return View(p.name, up=True, body=(
-            ui.image(p.name, color="#f28b82", height_dp=180, label=p.category.capitalize(), icon=f"picture:product-{p.pid}"),
+            ui.image(p.name, color="#f28b82", height_dp=180, label=p.category.capitalize(),
+                     icon=f"picture:product-{p.pid}"),
             ui.text(p.name, style="title", rid="product_name"),
             ui.text(f"${p.price}", style="headline", rid="price"),
             ui.text(f"★ {p.rating} · {p.category}", style="caption", rid="rating"),

@@ -120,8 +120,9 @@ def test_the_dump_has_one_root_per_window_as_a_real_device_gives(setup):
     app, status, nav = _windows(phone)
     d = phone.display
     assert status.get("package") == nav.get("package") == "com.android.systemui"
-    assert status.get("bounds").startswith("[0,0][1080,") and nav.get("bounds") == f"[0,{d.height - d.nav_h}][1080,2400]"
-    assert [n.get("resource-id") for n in status] [0] == "com.android.systemui:id/status_bar"
+    assert status.get("bounds").startswith("[0,0][1080,")
+    assert nav.get("bounds") == f"[0,{d.height - d.nav_h}][1080,2400]"
+    assert [n.get("resource-id") for n in status][0] == "com.android.systemui:id/status_bar"
     assert [n.get("resource-id") for n in nav] == ["com.android.systemui:id/navigation_bar_frame"]
     assert app.get("package") == (phone.nav.foreground or "com.google.android.apps.nexuslauncher")
     assert not any(n.get("package") == "com.android.systemui" and n.get("resource-id", "").endswith(
