@@ -9,7 +9,9 @@ Figures:
 
 1. full steps/s (PNG screenshot + XML + act) with the frame cache (``mockphone.frames``),
    and with the from-scratch renderer it replaced (``render.png``, the "before");
-   tree-only steps/s (XML + act); raw steps/s (``observe(encoding="raw")``: pixels, no PNG);
+   tree-only steps/s (XML + act); raw steps/s (``observe(encoding="raw")``: pixels, no PNG, the
+   last observation kept alive over the next step as an RL loop does, so copy-on-write is paid;
+   target >= 200/s at 1080x2400);
 2. the baseline: one Pillow PNG encode of the same 1080x2400 screens (every screen the
    steps show, pre-drawn), at the same compression level — the floor any
    screenshot-producing phone pays per step. Target: a full step costs <= 1.3 encodes;
