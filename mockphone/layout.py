@@ -177,11 +177,19 @@ def place(d: Display, w: Widget, x: int, y: int, width: int, pkg: str, focus: st
     return node
 
 
+ICON_DP = {"avatar": 40, "picture": 56}  # list-row avatars and thumbnails, as Material lists size them
+
+
 def _item_children(d: Display, w: Widget, b: Bounds, pkg: str) -> list[Node]:
     x1, y1, x2, y2 = b
     pad = d.dp(16)
     trail_w = fonts.text_width(w.trailing, d.dp(14)) + pad if w.trailing else 0
-    out = []
+    out, icon = [], []
+    if w.icon:  # listed after the texts, so a row's first child stays its title (as callers expect)
+        side, cy = d.dp(ICON_DP.get(w.icon.split(":", 1)[0], 40)), (y1 + y2) // 2
+        icon.append(Node("android.widget.ImageView", (x1 + pad, cy - side // 2, x1 + pad + side, cy + side // 2), pkg,
+                         "item_icon", rid="android:id/icon", data={"icon": w.icon}))
+        x1 += side + pad
     if w.subtitle:
         mid = y1 + d.dp(40)
         out.append(Node("android.widget.TextView", (x1 + pad, y1 + d.dp(10), x2 - pad - trail_w, mid), pkg,
@@ -194,7 +202,7 @@ def _item_children(d: Display, w: Widget, b: Bounds, pkg: str) -> list[Node]:
     if w.trailing:
         out.append(Node("android.widget.TextView", (x2 - trail_w, y1, x2 - pad, y2), pkg, "item_trailing",
                         text=w.trailing, rid="android:id/text2"))
-    return out
+    return out + icon
 
 
 def _toggle_children(d: Display, w: Widget, b: Bounds, pkg: str) -> list[Node]:

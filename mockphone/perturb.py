@@ -175,8 +175,10 @@ class Perturber:
     asked: set[str] = field(default_factory=set)
     opens: dict[str, int] = field(default_factory=dict)  # package -> launches so far
     nagged: set[str] = field(default_factory=set)  # (kind:package) of one-off prompts already drawn
-    loading: dict[int, int] = field(default_factory=dict)  # id(page) -> clock second it finishes loading
-    failed: set[int] = field(default_factory=set)  # id(page) of pages showing a network error
+    # Keyed by id(page), and holding the page: a page freed while its id is still a key would hand its
+    # spinner or error to the next page allocated at the same address (what made replays order-dependent).
+    loading: dict[int, tuple[Page, int]] = field(default_factory=dict)  # id -> (page, clock second it loads)
+    failed: dict[int, Page] = field(default_factory=dict)  # id -> page showing a network error
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"perturb:{self.seed}")
@@ -241,13 +243,13 @@ class Perturber:
         if c.notification_rate and self.rng.random() < c.notification_rate:
             self._incoming_message()
         if c.checkout_error_rate and page.name in CHECKOUT_PAGES and self.rng.random() < c.checkout_error_rate:
-            self.failed.add(id(page))  # the network drops in the middle of checkout
+            self.failed[id(page)] = page  # the network drops in the middle of checkout
             return
         draw = self.rng.random()
         if draw < c.slow_rate:
-            self.loading[id(page)] = self.phone.system.clock_s + c.slow_seconds
+            self.loading[id(page)] = (page, self.phone.system.clock_s + c.slow_seconds)
         elif draw < c.slow_rate + c.network_error_rate:
-            self.failed.add(id(page))
+            self.failed[id(page)] = page
         elif draw < c.slow_rate + c.network_error_rate + c.ad_rate:
             title, message = ADS[self.rng.randrange(len(ADS))]
             self.phone.nav.show_dialog(Dialog(title, message, (("Close", None),), cancelable=False, package=package,
@@ -267,14 +269,14 @@ class Perturber:
         """A replacement view while ``page`` is loading or failed; None to show the real one."""
         key = id(page)
         if key in self.loading:
-            if self.phone.system.clock_s < self.loading[key]:
+            if self.phone.system.clock_s < self.loading[key][1]:
                 return View(self.phone.app_by_package(package).label, loading=True)
             del self.loading[key]
         if key in self.failed:
             return View(self.phone.app_by_package(package).label, body=(
                 ui.text("No internet connection", style="title", rid="error_title"),
                 ui.text("Check your connection and try again.", style="caption", rid="error_message"),
-                ui.button("Retry", lambda: self.failed.discard(key), rid="retry"),
+                ui.button("Retry", lambda: self.failed.pop(key, None), rid="retry"),
             ))
         return None
 

@@ -127,7 +127,8 @@ class MockPhone:
         return self._png
 
     def pixels(self) -> np.ndarray:
-        """The screen as a read-only ``(height, width, 3)`` uint8 array (no PNG encoding)."""
+        """The screen as a read-only ``(height, width, 3)`` uint8 array: no PNG, no copy (a view of the frame that
+        keeps showing this screen after later steps; see ``mockphone.frames``)."""
         self._check_open()
         return self._frames.pixels(self, self.root)
 

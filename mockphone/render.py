@@ -7,11 +7,13 @@ model that learns "tap the centre of the element" here taps the same pixels ther
 from __future__ import annotations
 
 import io
+import math
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
-from mockphone import fonts
+from mockphone import art, fonts
 from mockphone.layout import Node, line_h, text_size
 from mockphone.screen import KEY_ROWS
 
@@ -38,7 +40,14 @@ class Painter:
 
     def text(self, xy: tuple[float, float], value: str, size: int, fill: str, bold: bool = False,
              anchor: str = "lm") -> None:
-        self.draw.text(xy, value, font=fonts.font(size, bold), fill=fill, anchor=anchor)
+        font = fonts.font(size, bold)
+        if "\n" in value or not isinstance(font, ImageFont.FreeTypeFont):
+            self.draw.text(xy, value, font=font, fill=fill, anchor=anchor)
+            return
+        # what ImageDraw.text does for one line, with the glyph mask (the costly part) cached
+        x, y = xy
+        mask, (dx, dy) = glyph_mask(font, value, anchor, math.modf(x)[0], math.modf(y)[0])
+        self.draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, self.draw._getink(fill)[0])
 
     def text_in(self, node: Node, size: int, fill: str, bold: bool = False, align: str = "left") -> None:
         x1, y1, x2, y2 = node.bounds
@@ -49,6 +58,13 @@ class Painter:
             self.text((x2, (y1 + y2) / 2), value, size, fill, bold, "rm")
         else:
             self.text((x1, (y1 + y2) / 2), value, size, fill, bold)
+
+
+@lru_cache(maxsize=4096)
+def glyph_mask(font: ImageFont.FreeTypeFont, value: str, anchor: str, fx: float, fy: float) -> tuple:
+    """Pillow's mask and offset for one line of text at a sub-pixel start, rendered once per distinct input
+    (process-wide and thread-safe; keyed by the font object itself, never its id, which a freed font hands on)."""
+    return font.getmask2(value, "L", anchor=anchor, start=(fx, fy))
 
 
 COMPRESS_LEVEL = 1  # zlib level of screenshots: fast, and what every cached frame is encoded with
@@ -132,8 +148,31 @@ def _up(p: Painter, n: Node) -> None:
 
 
 def _action(p: Painter, n: Node) -> None:
+    if n.widget is not None and n.widget.style == "capsule":
+        _capsule(p, n)
+        return
     n2 = Node(n.cls, n.bounds, text=n.text or n.desc)
     p.text_in(n2, p.d.dp(14), "#ffffff", bold=True, align="center")
+
+
+def _capsule(p: Painter, n: Node) -> None:
+    """One half of a mini-program's capsule: "⋯" draws the pill (over both halves) and its dots, "✕" its cross."""
+    x1, y1, x2, y2 = n.bounds
+    top, bottom = y1 + p.d.dp(12), y2 - p.d.dp(12)
+    cx, cy, s = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(6)
+    if n.rid == "capsule_more":
+        pill = (x1 + p.d.dp(4), top, x2 + (x2 - x1) - p.d.dp(8), bottom)
+        p.draw.rounded_rectangle(pill, radius=(bottom - top) // 2, fill="#ffffff", outline="#dadce0",
+                                 width=max(p.d.dp(1), 1))
+        p.draw.line((x2, top + p.d.dp(7), x2, bottom - p.d.dp(7)), fill="#dadce0", width=max(p.d.dp(1), 1))
+        r = max(p.d.dp(2), 2)
+        for dx in (-s - r, 0, s + r):
+            p.draw.ellipse((cx + dx - r, cy - r, cx + dx + r, cy + r), fill="#202124")
+    else:
+        cx -= p.d.dp(4)
+        w = max(p.d.dp(2), 2)
+        p.draw.line((cx - s, cy - s, cx + s, cy + s), fill="#202124", width=w)
+        p.draw.line((cx - s, cy + s, cx + s, cy - s), fill="#202124", width=w)
 
 
 def _text(p: Painter, n: Node) -> None:
@@ -245,10 +284,34 @@ def _chip(p: Painter, n: Node) -> None:
 def _image(p: Painter, n: Node) -> None:
     x1, y1, x2, y2 = n.bounds
     w = n.widget
-    p.draw.rounded_rectangle(n.bounds, radius=p.d.dp(12), fill=w.color if w else p.c["line"])
-    label = (w.text if w else "") or n.desc
-    p.text(((x1 + x2) / 2, (y1 + y2) / 2), fonts.ellipsize(label, p.d.dp(18), x2 - x1 - p.d.dp(16), True),
-           p.d.dp(18), "#ffffff", True, "mm")
+    key = (w.icon if w else "") or f"picture:{n.desc}"
+    kind, _, name = key.partition(":")
+    if kind == "avatar":
+        side = y2 - y1
+        _paste(p, art.avatar(name, side), ((x1 + x2 - side) // 2, y1))
+        return
+    _paste(p, art.picture(name, x2 - x1, y2 - y1, p.d.dp(12)), (x1, y1))
+    label = (w.text if w else "")
+    if label:
+        size = p.d.dp(14)
+        value = fonts.ellipsize(label, size, x2 - x1 - p.d.dp(48), True)
+        cw = fonts.text_width(value, size, True) + p.d.dp(20)
+        chip = (x1 + p.d.dp(12), y2 - p.d.dp(40), x1 + p.d.dp(12) + cw, y2 - p.d.dp(12))
+        p.draw.rounded_rectangle(chip, radius=p.d.dp(14), fill="#202124")
+        p.text(((chip[0] + chip[2]) / 2, (chip[1] + chip[3]) / 2), value, size, "#ffffff", True, "mm")
+
+
+def _item_icon(p: Painter, n: Node) -> None:
+    x1, y1, x2, y2 = n.bounds
+    kind, _, name = n.data["icon"].partition(":")
+    if kind == "avatar":
+        _paste(p, art.avatar(name, x2 - x1), (x1, y1))
+    else:
+        _paste(p, art.picture(name, x2 - x1, y2 - y1, p.d.dp(8)), (x1, y1))
+
+
+def _paste(p: Painter, picture: Image.Image, xy: tuple[int, int]) -> None:
+    p.img.paste(picture, xy, picture)
 
 
 def _slider(p: Painter, n: Node) -> None:
@@ -304,7 +367,9 @@ def _nav_glyph(shape: str):
         x1, y1, x2, y2 = n.bounds
         cx, cy, s = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(8)
         if shape == "back":
-            p.draw.polygon([(cx + s, cy - s), (cx + s, cy + s), (cx - s, cy)], outline=p.c["fg"], width=p.d.dp(2))
+            # a closed line, not polygon(width=...): Pillow draws a wide polygon outline through a full-screen mask
+            tri = [(cx + s, cy - s), (cx + s, cy + s), (cx - s, cy), (cx + s, cy - s)]
+            p.draw.line(tri, fill=p.c["fg"], width=p.d.dp(2), joint="curve")
         elif shape == "home":
             p.draw.ellipse((cx - s, cy - s, cx + s, cy + s), outline=p.c["fg"], width=p.d.dp(2))
         else:
@@ -323,8 +388,8 @@ def _date(p: Painter, n: Node) -> None:
 def _app_icon(p: Painter, n: Node) -> None:
     x1, y1, x2, y2 = n.bounds
     r, cx, cy = p.d.dp(28), (x1 + x2) // 2, y1 + p.d.dp(40)
-    p.draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=n.data["color"])
-    p.text((cx, cy), n.text[:1].upper(), p.d.dp(24), "#ffffff", True, "mm")
+    app = p.phone.apps.get(n.data["package"])
+    _paste(p, art.icon(app.name if app is not None else n.text, 2 * r, n.data["color"]), (cx - r, cy - r))
     label = fonts.ellipsize(n.text, p.d.dp(13), x2 - x1 - p.d.dp(8))
     p.text((cx, cy + r + p.d.dp(14)), label, p.d.dp(13), "#ffffff", False, "mm")
 
@@ -383,7 +448,8 @@ def _dialog_button(p: Painter, n: Node) -> None:
 _DRAW: dict[str, Callable[[Painter, Node], None]] = {
     "app_root": _fill("bg"), "appbar": _appbar, "apptitle": _apptitle, "up": _up, "action": _action,
     "text": _text, "button": _button, "edit": _edit, "item": _item, "toggle": _item, "switch": _switch,
-    "checkbox": _checkbox, "chip": _chip, "image": _image, "slider": _slider, "spinner": _spinner,
+    "checkbox": _checkbox, "chip": _chip, "image": _image, "item_icon": _item_icon, "slider": _slider,
+    "spinner": _spinner,
     "item_title": _item_text(16, False), "item_subtitle": _item_text(14, True),
     "item_trailing": _item_text(14, True, align="right"), "statusbar": _statusbar, "clock": _item_text(14, False, True),
     "sysicon": _sysicon, "notif_dot": _dot, "navbar": _navbar, "nav_back": _nav_glyph("back"),

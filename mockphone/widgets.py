@@ -46,6 +46,7 @@ class Widget:
     style: str = ""  # "title", "caption", "bubble_in", "bubble_out", "danger", "outline"
     color: str = ""  # image: fill colour
     height_dp: int = 0  # image/explicit height
+    icon: str = ""  # item/image: "avatar:<name>" (a contact) or "picture:<item id>" (a product, a hotel); see art.py
     children: tuple[Widget, ...] = ()
 
 
@@ -71,13 +72,16 @@ def checkbox(label: str, checked: bool, on_change: Callable[[bool], None], rid: 
 
 
 def item(title: str, subtitle: str = "", on_tap: Callback | None = None, rid: str = "", trailing: str = "",
-         on_long_press: Callback | None = None, desc: str = "") -> Widget:
+         on_long_press: Callback | None = None, desc: str = "", icon: str = "") -> Widget:
+    """A list row; ``icon`` puts an avatar or a thumbnail at its start (``"avatar:Ann Lee"``, ``"picture:p12"``)."""
     return Widget("item", text=title, subtitle=subtitle, on_tap=on_tap, rid=rid, trailing=trailing,
-                  on_long_press=on_long_press, desc=desc)
+                  on_long_press=on_long_press, desc=desc, icon=icon)
 
 
-def image(desc: str, color: str = "#9aa0a6", height_dp: int = 120, rid: str = "", label: str = "") -> Widget:
-    return Widget("image", desc=desc, color=color, height_dp=height_dp, rid=rid, text=label)
+def image(desc: str, color: str = "#9aa0a6", height_dp: int = 120, rid: str = "", label: str = "",
+          icon: str = "") -> Widget:
+    """A picture: drawn from ``icon`` (``"avatar:<name>"`` or ``"picture:<item id>"``, default the desc) by art.py."""
+    return Widget("image", desc=desc, color=color, height_dp=height_dp, rid=rid, text=label, icon=icon)
 
 
 def slider(label: str, value: int, vmin: int, vmax: int, on_change: Callable[[int], None], rid: str = "",

@@ -41,7 +41,7 @@ class ContactsApp(App):
         query = page.field("search").lower()
         shown = sorted((c for c in self.state.contacts if query in c.name.lower()), key=lambda c: c.name)
         rows = [ui.item(c.name, ("★ " if c.starred else "") + c.phone, rid="contact_row",
-                        on_tap=(lambda c=c: self.push("detail", name=c.name))) for c in shown]
+                        on_tap=(lambda c=c: self.push("detail", name=c.name)), icon=f"avatar:{c.name}") for c in shown]
         if not rows:
             rows = [ui.text("No contacts found", style="caption", copyable=False, rid="empty")]
         return View("Contacts", body=(ui.edit("search", page.field("search"), hint="Search contacts"), *rows),
@@ -52,7 +52,7 @@ class ContactsApp(App):
         if c is None:
             return View("Contact", up=True, body=(ui.text("Contact was deleted", style="caption"),))
         return View(c.name, up=True, body=(
-            ui.image(c.name, color="#8ab4f8", height_dp=96, label=c.name[:1]),
+            ui.image(c.name, color="#8ab4f8", height_dp=96, label=c.name[:1], icon=f"avatar:{c.name}"),
             ui.text(c.name, style="title", rid="name"),
             ui.item("Phone", c.phone, rid="phone", on_long_press=lambda: self._copy(c.phone)),
             ui.item("Email", c.email or "—", rid="email", on_long_press=lambda: self._copy(c.email)),

@@ -68,7 +68,8 @@ class MailApp(App):
         tabs = ui.row(*(ui.chip(f.capitalize(), f == folder, (lambda f=f: page.args.__setitem__("folder", f)),
                                 rid=f"folder_{f}") for f in ("inbox", "sent", "archive", "trash")))
         rows = [ui.item(("★ " if e.starred else "") + e.subject, e.sender if folder != "sent" else f"To: {e.to}",
-                        on_tap=(lambda e=e: self._open(e)), rid="email_row", trailing="" if e.read else "•")
+                        on_tap=(lambda e=e: self._open(e)), rid="email_row", trailing="" if e.read else "•",
+                        icon=f"avatar:{e.sender if folder != 'sent' else e.to}")
                 for e in reversed(self.state.folder(folder))]
         if not rows:
             rows = [ui.text(f"Nothing in {folder.capitalize()}", style="caption", copyable=False, rid="empty")]

@@ -52,7 +52,7 @@ class MessagesApp(App):
             last = msgs[-1].text if msgs else ""
             rows.append(ui.item(contact, last, on_tap=(lambda c=contact: self._open(c)), rid="conversation",
                                 trailing="new" if contact in self.state.unread else "",
-                                on_long_press=(lambda c=contact: self._confirm_delete(c))))
+                                on_long_press=(lambda c=contact: self._confirm_delete(c)), icon=f"avatar:{contact}"))
         if not rows:
             rows = [ui.text("No conversations", style="caption", copyable=False)]
         return View("Messages", body=tuple(rows), actions=(ui.button("Start chat", lambda: self.push("new"),

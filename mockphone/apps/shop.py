@@ -96,7 +96,7 @@ class ShopApp(App):
                           for c in CATEGORIES[3:]))
         deals = sorted(self.state.products, key=lambda p: -p.rating)[:6]
         rows = [ui.item(p.name, f"${p.price} · ★{p.rating}", on_tap=(lambda p=p: self.push("product", pid=p.pid)),
-                        rid="product_row") for p in deals]
+                        rid="product_row", icon=f"picture:product-{p.pid}") for p in deals]
         return View("Shop", body=(
             ui.edit("search", page.field("search"), hint="Search products",
                     on_submit=lambda: self._search(page.field("search").strip(), "")),
@@ -115,7 +115,7 @@ class ShopApp(App):
         price = "" if s.min_price is None and s.max_price is None else f" · ${low}–{high}"
         summary = f"{len(found)} results for \"{s.query or s.category}\"{price} · {s.sort}"
         rows = [ui.item(p.name, f"${p.price} · ★{p.rating}", on_tap=(lambda p=p: self.push("product", pid=p.pid)),
-                        rid="product_row") for p in found]
+                        rid="product_row", icon=f"picture:product-{p.pid}") for p in found]
         if not rows:
             rows = [ui.text("No products match your filters", style="caption", copyable=False, rid="empty")]
         return View(s.query or s.category.capitalize() or "Results", up=True,
@@ -164,7 +164,8 @@ class ShopApp(App):
     def page_product(self, page: Page) -> View:
         p = next(x for x in self.state.products if x.pid == page.args["pid"])
         return View(p.name, up=True, body=(
-            ui.image(p.name, color="#f28b82", height_dp=180, label=p.category.capitalize()),
+            ui.image(p.name, color="#f28b82", height_dp=180, label=p.category.capitalize(),
+                     icon=f"picture:product-{p.pid}"),
             ui.text(p.name, style="title", rid="product_name"),
             ui.text(f"${p.price}", style="headline", rid="price"),
             ui.text(f"★ {p.rating} · {p.category}", style="caption", rid="rating"),

@@ -2,10 +2,17 @@
 
 The hotel search keeps the filter the user actually applied, so a verifier can catch
 the classic failure of finding hotels without ever applying the budget.
+
+Mini-programs open as in WeChat / Alipay: from the list on the main page, from a
+mini-program card shared in a chat, or from the search box. Every mini-program page
+shows the capsule at the top right: "⋯" (``capsule_more``) opens a small menu and
+"✕" (``capsule_close``) closes the mini-program back to the page it was opened from
+(the chat, the search results, the main page).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 
@@ -15,6 +22,10 @@ from mockphone.apps.base import App
 from mockphone.widgets import Page, View
 
 NO_LIMIT = 1000
+MINI = {"hotel": ("Hotels", "hotel_home", "Book stays in 5 cities"),
+        "food": ("Food delivery", "food_home", "Order from nearby restaurants")}  # page prefix -> label, home
+CHATS = {"Family group": ("Dinner at 7?", "hotel", "Found a nice place for the trip"),
+         "Work": ("Standup moved to 10:30", "food", "Team lunch, order here")}  # last message, shared mini card
 
 
 @dataclass
@@ -75,17 +86,71 @@ class SuperApp(App):
         return SuperAppState(hotels=[Hotel(*h) for h in data.hotels(rng)])
 
     def activity(self, page: Page) -> str:
+        if page.name == "chat":
+            return ".ChattingUI"
         return ".AppBrandUI" if page.name != "main" else ".LauncherUI"
 
+    def view(self, page: Page) -> View:
+        v = super().view(page)
+        mini = _mini_of(page)
+        if mini is None:
+            return v
+        capsule = (ui.Widget("button", text="⋯", desc="More", rid="capsule_more", style="capsule",
+                             on_tap=lambda: self._capsule_menu(mini)),
+                   ui.Widget("button", text="✕", desc="Close", rid="capsule_close", style="capsule",
+                             on_tap=self.close_mini))
+        return dataclasses.replace(v, actions=v.actions + capsule)
+
+    def open_mini(self, mini: str) -> None:
+        self.push(MINI[mini][1])
+
+    def close_mini(self) -> None:
+        """✕: drop the mini-program's pages, back to where it was opened."""
+        stack = self.phone.nav.stacks[self.package]
+        while len(stack) > 1 and _mini_of(stack[-1]) is not None:
+            stack.pop()
+        self.phone.invalidate()
+
+    def _capsule_menu(self, mini: str) -> None:
+        label = MINI[mini][0]
+        self.dialog(label, "Mini program by SuperApp", (
+            ("Share", lambda: self.toast(f"Shared {label}")),
+            ("Add to My mini programs", lambda: self.toast(f"Added {label}")),
+            ("Cancel", None)), rid="capsule_menu")
+
     def page_main(self, page: Page) -> View:
+        query = page.field("search").strip().lower()
+        search = ui.edit("search", page.field("search"), hint="Search mini programs and chats")
+        if query:
+            minis = [ui.item(label, "Mini program", rid="search_result", icon=f"picture:mini-{m}",
+                             on_tap=(lambda m=m: self.open_mini(m)))
+                     for m, (label, _, _) in MINI.items() if query in label.lower() or query in m]
+            chats = [ui.item(name, last, rid="search_result", icon=f"avatar:{name}",
+                             on_tap=(lambda n=name: self.push("chat", name=n)))
+                     for name, (last, _, _) in CHATS.items() if query in name.lower()]
+            found = minis + chats or [ui.text("No results", style="caption", rid="no_results")]
+            return View("SuperApp", body=(search, *found))
         return View("SuperApp", body=(
+            search,
             ui.text("Mini programs", style="caption", copyable=False),
-            ui.item("Hotels", "Book stays in 5 cities", on_tap=lambda: self.push("hotel_home"), rid="mini_hotels"),
-            ui.item("Food delivery", "Order from nearby restaurants", on_tap=lambda: self.push("food_home"),
-                    rid="mini_food"),
+            ui.item("Hotels", "Book stays in 5 cities", on_tap=lambda: self.open_mini("hotel"), rid="mini_hotels",
+                    icon="picture:mini-hotel"),
+            ui.item("Food delivery", "Order from nearby restaurants", on_tap=lambda: self.open_mini("food"),
+                    rid="mini_food", icon="picture:mini-food"),
             ui.text("Chats", style="caption", copyable=False),
-            ui.item("Family group", "Dinner at 7?", rid="chat"),
-            ui.item("Work", "Standup moved to 10:30", rid="chat"),
+            *(ui.item(name, last, rid="chat", icon=f"avatar:{name}", on_tap=(lambda n=name: self.push("chat", name=n)))
+              for name, (last, _, _) in CHATS.items()),
+        ))
+
+    def page_chat(self, page: Page) -> View:
+        name = page.args["name"]
+        last, mini, note = CHATS[name]
+        label, _, blurb = MINI[mini]
+        return View(name, up=True, body=(
+            ui.text(note, style="bubble_in", rid="message_text"),
+            ui.item(label, f"Mini program · {blurb}", rid="mini_card", icon=f"picture:mini-{mini}",
+                    on_tap=lambda: self.open_mini(mini)),
+            ui.text(last, style="bubble_in", rid="message_text"),
         ))
 
     # --- hotel mini-app ------------------------------------------------------------
@@ -113,7 +178,8 @@ class SuperApp(App):
         found = self.state.hotel_results()
         budget = "any price" if s.max_price >= NO_LIMIT else f"up to ¥{s.max_price}"
         rows = [ui.item(h.name, f"{'★' * h.stars} · ¥{h.price}/night", rid="hotel_row",
-                        on_tap=(lambda h=h: self.push("hotel_detail", name=h.name))) for h in found]
+                        on_tap=(lambda h=h: self.push("hotel_detail", name=h.name)), icon=f"picture:hotel-{h.name}")
+                for h in found]
         if not rows:
             rows = [ui.text("No hotels match. Try raising your budget.", style="caption", rid="empty")]
         return View(f"Hotels in {s.city}", up=True,
@@ -140,7 +206,7 @@ class SuperApp(App):
     def page_hotel_detail(self, page: Page) -> View:
         h = next(x for x in self.state.hotels if x.name == page.args["name"])
         return View(h.name, up=True, body=(
-            ui.image(h.name, color="#81c995", height_dp=160, label=h.city),
+            ui.image(h.name, color="#81c995", height_dp=160, label=h.city, icon=f"picture:hotel-{h.name}"),
             ui.text(h.name, style="title", rid="hotel_name"),
             ui.text(f"{'★' * h.stars} · ¥{h.price} per night", rid="hotel_price"),
             ui.text("Free cancellation until 18:00 the day before arrival.", style="caption"),
@@ -201,3 +267,9 @@ class SuperApp(App):
         s.basket, s.basket_restaurant = {}, ""
         self.phone.nav.stacks[self.package] = [Page("main"), Page("food_home")]
         self.toast("Order placed")
+
+
+def _mini_of(page: Page) -> str | None:
+    """The mini-program a page belongs to ("hotel", "food"), or None for the super-app's own pages."""
+    prefix = page.name.split("_", 1)[0]
+    return prefix if prefix in MINI and "_" in page.name else None

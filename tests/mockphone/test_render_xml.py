@@ -95,3 +95,48 @@ def test_edit_text_reports_password_and_focus(phone):
     tap(phone, rid="search")
     el = find(phone, rid="search")
     assert (el.class_name, el.focused, el.clickable, el.password) == ("android.widget.EditText", True, True, False)
+
+
+def _windows(phone):
+    return list(ET.fromstring(phone.ui_tree()))
+
+
+@pytest.mark.parametrize("setup", ["launcher", "app", "keyboard", "dialog", "shade", "heads_up"])
+def test_the_dump_has_one_root_per_window_as_a_real_device_gives(setup):
+    from mockphone.perturb import Perturbations
+
+    phone = MockPhone(seed=0, perturbations=Perturbations(notification_rate=1.0) if setup == "heads_up" else None)
+    if setup in ("app", "keyboard", "heads_up"):
+        phone.act(Action("open_app", app="notes" if setup != "heads_up" else "contacts"))
+    if setup == "keyboard":
+        tap(phone, rid="new_note")
+        tap(phone, rid="title")
+    if setup == "dialog":
+        phone.act(Action("open_app", app="contacts"))
+        phone.nav.show_dialog(__import__("mockphone.widgets", fromlist=["Dialog"]).Dialog("Delete?", rid="confirm"))
+        phone.invalidate()
+    if setup == "shade":
+        phone.act(Action("swipe", x=540, y=5, x2=540, y2=1400))
+    app, status, nav = _windows(phone)
+    d = phone.display
+    assert status.get("package") == nav.get("package") == "com.android.systemui"
+    assert status.get("bounds").startswith("[0,0][1080,")
+    assert nav.get("bounds") == f"[0,{d.height - d.nav_h}][1080,2400]"
+    assert [n.get("resource-id") for n in status][0] == "com.android.systemui:id/status_bar"
+    assert [n.get("resource-id") for n in nav] == ["com.android.systemui:id/navigation_bar_frame"]
+    assert app.get("package") == (phone.nav.foreground or "com.google.android.apps.nexuslauncher")
+    assert not any(n.get("package") == "com.android.systemui" and n.get("resource-id", "").endswith(
+        ("status_bar", "navigation_bar_frame", "heads_up")) for n in app.iter("node"))
+    if setup == "heads_up":
+        assert any(n.get("resource-id") == "com.android.systemui:id/heads_up" for n in status)
+    if setup == "keyboard":
+        assert not any("inputmethod" in n.get("package") for n in app.iter("node"))  # the IME's window is not dumped
+
+
+def test_every_element_is_still_found_in_the_windowed_dump(phone):
+    """What parse_ui_tree consumers (curation marks, the recorder, oracles) read: all nodes, nav buttons last."""
+    els = parse_ui_tree(phone.ui_tree())
+    tree = [n for n in phone.root.walk() if not n.data.get("hidden") and n is not phone.root]
+    assert len(els) == len(tree) + 3  # + the three window roots
+    assert [e.resource_id for e in els if e.parent is None] == ["", "", ""]
+    assert [e.content_desc for e in els][-3:] == ["Back", "Home", "Overview"]
