@@ -2,6 +2,7 @@
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -92,7 +93,15 @@ def test_unlisted_serial_is_named(server, lake):
 def test_phone_that_comes_back_rejoins(server, lake):
     vd = server.devices[0]
     vd.offline_after = 12
-    threading.Timer(0.5, lambda: setattr(vd, "state", "device")).start()
+
+    def plug_back_in():  # 0.5 s after the cable was pulled, however long the farm took to get there
+        deadline = time.monotonic() + 120
+        while vd.state != "offline" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        vd.state = "device"
+
+    threading.Thread(target=plug_back_in, daemon=True).start()
     report = collect_on_devices(lake, ["emulator-5554"], DISTINCT, seeds=[0], port=server.port, backoff=0.2,
                                 reconnects=5)
     assert report.written == 3 and report.outcomes.get("success") == 2  # two jobs + the dropped attempt
