@@ -38,7 +38,7 @@ class Painter:
 
     def text(self, xy: tuple[float, float], value: str, size: int, fill: str, bold: bool = False,
              anchor: str = "lm") -> None:
-        self.draw.text(xy, value, font=fonts.font(size, bold), fill=fill, anchor=anchor)
+        self.draw.text(xy, value, font=fonts.font_for(value, size, bold), fill=fill, anchor=anchor)
 
     def text_in(self, node: Node, size: int, fill: str, bold: bool = False, align: str = "left") -> None:
         x1, y1, x2, y2 = node.bounds
