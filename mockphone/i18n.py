@@ -41,7 +41,7 @@ ZH: dict[str, str] = {
     # system UI
     "Wi-Fi": "WLAN", "Bluetooth": "蓝牙", "Airplane mode": "飞行模式", "Do not disturb": "勿扰模式",
     "Clear all": "全部清除", "Notifications": "通知", "No notifications": "没有通知", "Recent apps": "最近使用的应用",
-    "Recent app": "最近使用", "No recent items": "没有最近使用的项目", "Loading": "正在加载",
+    "Recent app": "最近使用", "space": "空格", "No recent items": "没有最近使用的项目", "Loading": "正在加载",
     # assistant
     "Hi! Ask me to draft something.": "你好！请让我帮你起草点什么。", "New chat": "新对话", "Ask anything": "随便问",
     # bank
@@ -176,7 +176,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
         if "{" not in key:
             continue
         parts = re.split(r"\{(\w+)\}", key)  # literal, name, literal, name, ...
-        regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+        regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.*?)" for i, p in enumerate(parts))
         out.append((re.compile(regex + r"\Z", re.S), value))
     return tuple(sorted(out, key=lambda kv: -len(kv[0].pattern)))  # the most specific template first
 
@@ -207,6 +207,16 @@ def label(text: str, locale: str = DEFAULT) -> str:
         return text
     exact = t(text, locale)
     return exact if exact != text else _folded().get(text.casefold(), text)
+
+
+@lru_cache(maxsize=1)
+def _reverse() -> dict[str, str]:
+    return {v: k for k, v in reversed(list(ZH.items())) if "{" not in k}
+
+
+def english(text: str, locale: str = DEFAULT) -> str:
+    """The English source of a label typed or shown in ``locale`` ("上海" -> "Shanghai"), else ``text``."""
+    return _reverse().get(text, text) if locale == "zh-CN" else text
 
 
 def has_cjk(text: str) -> bool:
@@ -249,11 +259,18 @@ def localize_dialog(dlg: Dialog, locale: str) -> Dialog:
                                buttons=tuple((t(text, locale), cb) for text, cb in dlg.buttons))
 
 
-def long_date(day: dt.datetime, locale: str = DEFAULT) -> str:
+def long_date(day: dt.date, locale: str = DEFAULT) -> str:
     """The launcher's date line: "Monday, March 2" / "3月2日 周一"."""
     if locale == "zh-CN":
         return f"{day.month}月{day.day}日 {_WEEKDAYS_ZH[day.weekday()]}"
     return day.strftime("%A, %B ") + str(day.day)
+
+
+def short_date(day: dt.date, locale: str = DEFAULT) -> str:
+    """A day in lists: "Tue, Mar 3" / "3月3日 周二"."""
+    if locale == "zh-CN":
+        return f"{day.month}月{day.day}日 {_WEEKDAYS_ZH[day.weekday()]}"
+    return day.strftime("%a, %b ") + str(day.day)
 
 
 def short_datetime(day: dt.datetime, locale: str = DEFAULT) -> str:

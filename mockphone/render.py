@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PIL import Image, ImageDraw
 
-from mockphone import fonts
+from mockphone import fonts, i18n
 from mockphone.layout import Node, line_h, text_size
 from mockphone.screen import KEY_ROWS
 
@@ -333,7 +333,7 @@ def _keyboard(p: Painter, n: Node) -> None:
     x1, y1, x2, y2 = n.bounds
     p.draw.rectangle(n.bounds, fill=p.c["kb"])
     row_h = (y2 - y1) / len(KEY_ROWS)
-    labels = {"^": "⇧", "<": "⌫", "@": "?123", ">": "⏎", " ": "space"}
+    labels = {"^": "⇧", "<": "⌫", "@": "?123", ">": "⏎", " ": i18n.t("space", p.phone.locale)}
     for r, keys in enumerate(KEY_ROWS):
         ky = y1 + r * row_h
         if r == 3:
