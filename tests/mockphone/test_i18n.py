@@ -245,3 +245,19 @@ def test_gym_env_takes_a_locale():
     obs, info = env.reset(seed=0, options={"seed": 0})
     assert info["locale"] == "zh-CN" and i18n.has_cjk(obs["instruction"]) and "设置" in obs["ui_xml"]
     env.close()
+
+
+def test_zh_oracles_get_past_localized_interruptions():
+    """Permission dialogs, sign-in prompts, ads, rate-us and network errors in Chinese: every oracle
+    still finds its way (it looks for 允许, 以后再说, 关闭, 重试 ... as the screen shows them)."""
+    from mockphone.tasks.oracle import solve
+
+    failed = []
+    for name, cls in sorted(REGISTRY.items()):
+        phone = MockPhone(seed=0, locale="zh-CN", perturbations="heavy")
+        task = cls(seed=0)
+        task.initialize_task(phone)
+        solve(phone, task)
+        if task.is_successful(phone) != 1.0:
+            failed.append(name)
+    assert not failed
