@@ -65,7 +65,7 @@ class CalendarApp(App):
         return CalendarState(events)
 
     def _when(self, e: Event) -> str:
-        """The event's day and time as the phone's locale writes them ("Tue, Mar 3 · 10:00", "3月3日 周二 · 10:00")."""
+        """The event's day and time as the locale writes them ("Tue, Mar 3 · 10:00", "3月3日 周二 · 10:00")."""
         return f"{i18n.short_date(dt.date.fromisoformat(e.date), self.phone.locale)} · {e.time}"
 
     def page_main(self, page: Page) -> View:

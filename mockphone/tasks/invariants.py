@@ -322,7 +322,8 @@ def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: st
 
 
 def check(classes: list[type[Task]], seeds: Iterable[int] = (0, 1, 2), fuzz_per_task: int = 3,
-          progress: Callable[[str], None] | None = None, locale: str = i18n.DEFAULT) -> tuple[list[Failure], FuzzReport]:
+          progress: Callable[[str], None] | None = None,
+          locale: str = i18n.DEFAULT) -> tuple[list[Failure], FuzzReport]:
     """Run every invariant over ``classes`` and ``seeds`` on ``locale`` phones; returns (failures, fuzz report)."""
     token = LOCALE.set(i18n.check(locale))
     try:
