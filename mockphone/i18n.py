@@ -53,6 +53,7 @@ ZH: dict[str, str] = {
     "Enter a positive amount you have available.": "请输入不超过可用余额的正数金额。", "Payee": "收款人",
     "To {payee}": "付给 {payee}", "Transfer between accounts": "账户间转账", "From {a}": "从{a}",
     "Amount ($)": "金额（$）", "What's it for? (optional)": "用途（选填）", "Payment": "付款", "Deposit": "存入",
+    "{src} → {dst}": "{src} → {dst}",
     "Allow Bank to send you notifications?": "允许“银行”向你发送通知吗？",
     # calendar
     "Delete event?": "删除日程？", "\"{title}\" on {when} will be deleted.": "{when}的“{title}”将被删除。",
