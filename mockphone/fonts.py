@@ -80,6 +80,9 @@ def wrap(value: str, size: int, width: int, bold: bool = False) -> tuple[str, ..
     newlines are kept; a word wider than the line is cut (nothing else is)."""
     lines: list[str] = []
     for paragraph in value.split("\n"):
+        if text_width(paragraph, size, bold) <= width:  # most labels: one line, no token-by-token measuring
+            lines.append(paragraph.rstrip(" "))
+            continue
         current = ""
         for token in _tokens(paragraph):
             candidate = current + token
