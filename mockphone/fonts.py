@@ -71,6 +71,9 @@ def _tokens(paragraph: str) -> list[str]:
             out[-1] += ch
         else:
             out.append(ch)
+    if len(out) > 1 and not out[0].strip():  # a paragraph's leading spaces stay with its first word
+        lead = out.pop(0)
+        out[0] = lead + out[0]
     return out
 
 
@@ -83,23 +86,33 @@ def wrap(value: str, size: int, width: int, bold: bool = False) -> tuple[str, ..
         if text_width(paragraph, size, bold) <= width:  # most labels: one line, no token-by-token measuring
             lines.append(paragraph.rstrip(" "))
             continue
-        current = ""
-        for token in _tokens(paragraph):
-            candidate = current + token
-            if text_width(candidate.rstrip(" "), size, bold) <= width:
-                current = candidate
+        tokens, i = _tokens(paragraph), 0
+        while i < len(tokens):
+            k = _fit(tokens, i, size, width, bold)
+            if k:
+                lines.append("".join(tokens[i:i + k]).rstrip(" "))
+                i += k
                 continue
-            if current.strip():
-                lines.append(current.rstrip(" "))
-            current = token.lstrip(" ") if current.strip() else current + token
-            while text_width(current.rstrip(" "), size, bold) > width and len(current.rstrip(" ")) > 1:
-                cut = len(current) - 1
-                while cut > 1 and text_width(current[:cut], size, bold) > width:
-                    cut -= 1
-                lines.append(current[:cut])
-                current = current[cut:]
-        lines.append(current.rstrip(" "))
+            word = tokens[i].rstrip(" ")  # one word wider than the line: cut it, the rest goes on
+            cut = len(word) - 1
+            while cut > 1 and text_width(word[:cut], size, bold) > width:
+                cut -= 1
+            lines.append(word[:cut])
+            tokens[i] = tokens[i][cut:]
     return tuple(lines)
+
+
+def _fit(tokens: list[str], i: int, size: int, width: int, bold: bool) -> int:
+    """How many tokens from ``i`` fill one line (binary search: a line of ideographs is many tokens);
+    0 when even the first is too wide, unless it is a single character (drawn as it is)."""
+    lo, hi = 0, len(tokens) - i
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width("".join(tokens[i:i + mid]).rstrip(" "), size, bold) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo or (1 if len(tokens[i].rstrip(" ")) <= 1 else 0)
 
 
 def ellipsize(value: str, size: int, width: int, bold: bool = False) -> str:
