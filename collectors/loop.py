@@ -96,6 +96,10 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
         device = phone.device()
         if callable(getattr(phone, "perturbation_meta", None)):  # mock phones: profile and seed of interruptions
             extra["perturbation"] = phone.perturbation_meta()
+        if isinstance(getattr(phone, "locale", None), str):  # mock phones: the language of screens and instruction
+            extra["locale"] = phone.locale
+            if task is not None:
+                instruction = task.instruction(phone.locale)
         for _ in range(max_steps):
             observation = phone.observe()
             action, raw = policy.act(instruction, observation, steps)

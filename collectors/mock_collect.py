@@ -47,6 +47,7 @@ class MockCollectSpec:
     detours: float = 0.0  # share of episodes with one recoverable mistake
     perturb: str = "none"  # perturbation profile: none, light, real-like, heavy, or a YAML path
     seed: int = 0  # first seed
+    locale: str = "en-US"  # the phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
     batch: int = 8  # episodes per lake commit from a worker
     flush_s: float = 5.0  # ... or sooner, once this many seconds passed since its last commit
 
@@ -65,6 +66,9 @@ class MockCollectSpec:
         if self.batch < 1:
             raise ValueError(f"batch must be at least 1, got {self.batch}")
         load_profile(self.perturb)  # BadPerturbationProfile (a ValueError) lists the valid profiles
+        from mockphone.i18n import check as check_locale
+
+        check_locale(self.locale)  # a ValueError naming the locales
 
 
 @dataclass
@@ -186,7 +190,7 @@ def _worker(lake_uri: str, spec_dict: dict, index: int, parent: int, todo, resul
     spec = MockCollectSpec(**spec_dict)
     profile = load_profile(spec.perturb)
     lake = Lake.open(lake_uri)
-    phone = MockPhone(perturbations=profile)
+    phone = MockPhone(perturbations=profile, locale=spec.locale)
     batch: list = []
     last = time.monotonic()
     try:
@@ -196,11 +200,12 @@ def _worker(lake_uri: str, spec_dict: dict, index: int, parent: int, todo, resul
                 break
             results.put({"kind": "start", "worker": index, "task": job[0], "seed": job[1]})
             try:
-                episode = _one(phone, lambda: MockPhone(perturbations=profile), job, spec, index, results)
+                episode = _one(phone, lambda: MockPhone(perturbations=profile, locale=spec.locale), job, spec, index,
+                               results)
             except Exception as exc:  # noqa: BLE001  one broken task must not cost the other episodes
                 results.put({"kind": "error", "worker": index,
                              "error": f"{job[0]} seed {job[1]}: crashed: {type(exc).__name__}: {exc}"})
-                phone = MockPhone(perturbations=profile)
+                phone = MockPhone(perturbations=profile, locale=spec.locale)
                 continue
             if episode is not None:
                 batch.append(episode)
@@ -221,7 +226,7 @@ def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: 
     try:
         plan = plan_variant(make_phone, cls, seed, noise=spec.noise, detours=spec.detours,
                             max_steps=ORACLE_MAX_STEPS)
-        task = cls(seed=seed)
+        task = cls(seed=seed, locale=spec.locale)
         policy = HumanOracle(phone, task, seed=seed, **plan)
         meta = {"phone": "mock", "worker": index, "noise": spec.noise, "detours": spec.detours}
         episode = run_episode(phone, policy, task, seed=seed, max_steps=ORACLE_MAX_STEPS, meta=meta)

@@ -1,8 +1,11 @@
 """TrueType fonts for rendering and for measuring text during layout.
 
 DejaVu Sans is used where the system has it; otherwise Pillow's bundled default
-font (a real TrueType font since Pillow 10.1) at the requested size. Layout and
-rendering use the same font objects, so wrapped lines match what is drawn.
+font (a real TrueType font since Pillow 10.1) at the requested size. Text with CJK
+characters (a zh-CN phone) falls back to Noto Sans CJK (Debian ``fonts-noto-cjk``,
+which also has Latin glyphs, so a mixed string is drawn with one font) and, without
+it, to any other CJK font fontconfig would pick. Layout and rendering use the same
+font objects (:func:`font_for`), so wrapped lines match what is drawn.
 """
 
 from __future__ import annotations
@@ -12,7 +15,13 @@ from functools import lru_cache
 
 from PIL import ImageFont
 
+from mockphone.i18n import has_cjk, is_cjk
+
 _DEJAVU = "/usr/share/fonts/truetype/dejavu/"
+# (path, face index in the collection): face 2 of the Noto CJK .ttc files is Simplified Chinese (SC)
+_CJK = (("/usr/share/fonts/opentype/noto/NotoSansCJK-{w}.ttc", 2),
+        ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),
+        ("/usr/share/fonts/truetype/arphic/uming.ttc", 0))
 
 
 @lru_cache(maxsize=64)
@@ -24,33 +33,86 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.Im
     return ImageFont.load_default(size=size)
 
 
+@lru_cache(maxsize=64)
+def cjk_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """A font with CJK glyphs (the first installed of :data:`_CJK`), else :func:`font` (which draws tofu)."""
+    for pattern, index in _CJK:
+        path = pattern.format(w="Bold" if bold else "Regular")
+        if os.path.exists(path):
+            return ImageFont.truetype(path, size, index=index)
+    return font(size, bold)
+
+
+def font_for(value: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The font that draws ``value``: the CJK fallback when it has CJK characters, else the Latin font."""
+    return cjk_font(size, bold) if has_cjk(value) else font(size, bold)
+
+
 @lru_cache(maxsize=4096)
 def text_width(value: str, size: int, bold: bool = False) -> int:
-    return int(font(size, bold).getlength(value))
+    return int(font_for(value, size, bold).getlength(value))
+
+
+_CLOSERS = "，。、；：！？）》」』”’…"  # never start a line
+_OPENERS = "“‘（《「『"  # never end one
+
+
+def _tokens(paragraph: str) -> list[str]:
+    """Break opportunities: words with their trailing spaces, and each CJK character on its own.
+
+    A CJK character may start or end a line anywhere (no spaces between ideographs);
+    Latin words and numbers stay whole. Closing punctuation sticks to what precedes it.
+    """
+    out: list[str] = []
+    for ch in paragraph:
+        glue = out and (ch == " " or ch in _CLOSERS or out[-1][-1] in _OPENERS or
+                        not is_cjk(ch) and not is_cjk(out[-1][-1]) and not out[-1].endswith(" "))
+        if glue:
+            out[-1] += ch
+        else:
+            out.append(ch)
+    if len(out) > 1 and not out[0].strip():  # a paragraph's leading spaces stay with its first word
+        lead = out.pop(0)
+        out[0] = lead + out[0]
+    return out
 
 
 @lru_cache(maxsize=2048)
 def wrap(value: str, size: int, width: int, bold: bool = False) -> tuple[str, ...]:
-    """Greedy word wrap to ``width`` px; explicit newlines are kept; long words are cut."""
+    """Greedy wrap to ``width`` px: between words and between any two CJK characters; explicit
+    newlines are kept; a word wider than the line is cut (nothing else is)."""
     lines: list[str] = []
     for paragraph in value.split("\n"):
-        current = ""
-        for word in paragraph.split(" "):
-            candidate = word if not current else current + " " + word
-            if text_width(candidate, size, bold) <= width:
-                current = candidate
+        if text_width(paragraph, size, bold) <= width:  # most labels: one line, no token-by-token measuring
+            lines.append(paragraph.rstrip(" "))
+            continue
+        tokens, i = _tokens(paragraph), 0
+        while i < len(tokens):
+            k = _fit(tokens, i, size, width, bold)
+            if k:
+                lines.append("".join(tokens[i:i + k]).rstrip(" "))
+                i += k
                 continue
-            if current:
-                lines.append(current)
-            current = word
-            while text_width(current, size, bold) > width and len(current) > 1:
-                cut = len(current) - 1
-                while cut > 1 and text_width(current[:cut], size, bold) > width:
-                    cut -= 1
-                lines.append(current[:cut])
-                current = current[cut:]
-        lines.append(current)
+            word = tokens[i].rstrip(" ")  # one word wider than the line: cut it, the rest goes on
+            cut = len(word) - 1
+            while cut > 1 and text_width(word[:cut], size, bold) > width:
+                cut -= 1
+            lines.append(word[:cut])
+            tokens[i] = tokens[i][cut:]
     return tuple(lines)
+
+
+def _fit(tokens: list[str], i: int, size: int, width: int, bold: bool) -> int:
+    """How many tokens from ``i`` fill one line (binary search: a line of ideographs is many tokens);
+    0 when even the first is too wide, unless it is a single character (drawn as it is)."""
+    lo, hi = 0, len(tokens) - i
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width("".join(tokens[i:i + mid]).rstrip(" "), size, bold) <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo or (1 if len(tokens[i].rstrip(" ")) <= 1 else 0)
 
 
 def ellipsize(value: str, size: int, width: int, bold: bool = False) -> str:

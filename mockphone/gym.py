@@ -51,7 +51,8 @@ class MockPhoneEnv(gymnasium.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
     def __init__(self, tasks: str = "all", *, width: int = 1080, height: int = 2400, dpi: int = 420,
-                 max_steps: int = 30, perturb: str = "none", render_mode: str | None = None) -> None:
+                 max_steps: int = 30, perturb: str = "none", render_mode: str | None = None,
+                 locale: str = "en-US") -> None:
         from mockphone.tasks.registry import select
 
         if render_mode not in (None, "rgb_array"):
@@ -60,7 +61,7 @@ class MockPhoneEnv(gymnasium.Env):
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.task_names = [cls.name() for cls in select(tasks)]
         self.max_steps, self.render_mode = max_steps, render_mode
-        self.phone = MockPhone(display=Display(width, height, dpi), perturbations=perturb)
+        self.phone = MockPhone(display=Display(width, height, dpi), perturbations=perturb, locale=locale)
         chars = charset()
         self.observation_space = spaces.Dict({
             "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
@@ -83,7 +84,8 @@ class MockPhoneEnv(gymnasium.Env):
         self.task = get(name)(seed=task_seed)
         self.task.initialize_task(self.phone)
         self.steps, self.done = 0, False
-        return self._obs(), {"task": name, "seed": task_seed, "perturbation": self.phone.perturbation_meta()}
+        return self._obs(), {"task": name, "seed": task_seed, "perturbation": self.phone.perturbation_meta(),
+                             "locale": self.phone.locale}
 
     def step(self, action: str | dict):
         if self.task is None:

@@ -101,15 +101,17 @@ class MockPhoneEnvironment(Environment):
 
 
 def make_app(tasks: str = "all", max_steps: int = 30, perturb: str = "none", sessions: int = 4,
-             width: int = 1080, height: int = 2400, dpi: int = 420):
+             width: int = 1080, height: int = 2400, dpi: int = 420, locale: str = "en-US"):
     """The FastAPI app ``phoneloop env serve`` runs (checks the selector and profile before serving)."""
+    from mockphone.i18n import check as check_locale
     from mockphone.perturb import load_profile
     from mockphone.tasks.registry import select
 
     select(tasks)  # UnknownTask now, not on the first reset
     load_profile(perturb)
+    check_locale(locale)
     factory = partial(MockPhoneEnvironment, tasks=tasks, max_steps=max_steps, perturb=perturb, width=width,
-                      height=height, dpi=dpi)
+                      height=height, dpi=dpi, locale=locale)
     return create_fastapi_app(factory, PhoneAction, PhoneObservation, max_concurrent_envs=sessions)
 
 

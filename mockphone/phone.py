@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, render, tools, uixml
+from mockphone import gestures, i18n, render, tools, uixml
 from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
@@ -45,12 +45,14 @@ class RawObservation:
 
 class MockPhone:
     """A simulated phone. ``perturbations``: a :class:`mockphone.perturb.Perturbations`, a profile name
-    (``none``, ``light``, ``real-like``, ``heavy``), a profile YAML path, or None."""
+    (``none``, ``light``, ``real-like``, ``heavy``), a profile YAML path, or None. ``locale``: ``en-US``
+    or ``zh-CN`` (every visible string of the system and the apps, see :mod:`mockphone.i18n`)."""
 
     kind = "mock"
 
     def __init__(self, seed: int = 0, display: Display | None = None, apps: list[type[App]] | None = None,
-                 perturbations: Any = None) -> None:
+                 perturbations: Any = None, locale: str = i18n.DEFAULT) -> None:
+        self.locale = i18n.check(locale)
         self.display = display or Display()
         self._app_classes = list(apps) if apps is not None else default_apps()
         if isinstance(perturbations, str):
@@ -161,7 +163,7 @@ class MockPhone:
     def app(self, name: str) -> App:
         key = name.strip().lower()
         for app in self.apps.values():
-            if key in (app.name, app.package.lower(), app.label.lower(), *app.aliases):
+            if key in (app.name, app.package.lower(), app.label.lower(), i18n.t(app.label, self.locale), *app.aliases):
                 return app
         raise UnknownApp(f"no app named {name!r} on this phone (installed: {', '.join(self.app_names())})")
 
@@ -186,8 +188,8 @@ class MockPhone:
         if self.perturber is not None:
             hijack = self.perturber.view(package, page)
             if hijack is not None:
-                return hijack
-        return self.apps[package].view(page)
+                return i18n.localize_view(hijack, self.locale)
+        return i18n.localize_view(self.apps[package].view(page), self.locale)
 
     def put_setting(self, key: str, value: Any) -> None:
         if isinstance(value, bool):

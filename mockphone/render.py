@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from PIL import Image, ImageDraw, ImageFont
 
-from mockphone import art, fonts
+from mockphone import art, fonts, i18n
 from mockphone.layout import Node, line_h, text_size
 from mockphone.screen import KEY_ROWS
 
@@ -40,7 +40,7 @@ class Painter:
 
     def text(self, xy: tuple[float, float], value: str, size: int, fill: str, bold: bool = False,
              anchor: str = "lm") -> None:
-        font = fonts.font(size, bold)
+        font = fonts.font_for(value, size, bold)
         if "\n" in value or not isinstance(font, ImageFont.FreeTypeFont):
             self.draw.text(xy, value, font=font, fill=fill, anchor=anchor)
             return
@@ -398,7 +398,7 @@ def _keyboard(p: Painter, n: Node) -> None:
     x1, y1, x2, y2 = n.bounds
     p.draw.rectangle(n.bounds, fill=p.c["kb"])
     row_h = (y2 - y1) / len(KEY_ROWS)
-    labels = {"^": "⇧", "<": "⌫", "@": "?123", ">": "⏎", " ": "space"}
+    labels = {"^": "⇧", "<": "⌫", "@": "?123", ">": "⏎", " ": i18n.t("space", p.phone.locale)}
     for r, keys in enumerate(KEY_ROWS):
         ky = y1 + r * row_h
         if r == 3:

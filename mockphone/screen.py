@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mockphone import fonts
+from mockphone import fonts, i18n
 from mockphone import widgets as ui
 from mockphone.layout import Display, Node, layout_view
 
@@ -31,9 +31,10 @@ def compose(phone: MockPhone) -> Node:
     area = (0, d.status_h, d.width, area_bottom)
     if phone.nav.overlay == "shade":
         full = (0, d.status_h, d.width, bottom)
-        content = layout_view(d, shade_view(phone), SYSTEMUI, full, phone.nav.shade_scroll, None)
+        content = layout_view(d, i18n.localize_view(shade_view(phone), phone.locale), SYSTEMUI, full,
+                              phone.nav.shade_scroll, None)
     elif phone.nav.overlay == "recents":
-        content = layout_view(d, recents_view(phone), LAUNCHER, area, 0, None)
+        content = layout_view(d, i18n.localize_view(recents_view(phone), phone.locale), LAUNCHER, area, 0, None)
     elif phone.nav.foreground is None:
         content = launcher(phone, area)
     else:
@@ -49,11 +50,12 @@ def compose(phone: MockPhone) -> Node:
     if phone.nav.heads_up is not None and phone.nav.overlay is None:
         root.children.append(heads_up(d, phone.nav.heads_up))
     if phone.nav.toast_text:
-        root.children.append(toast(d, phone.nav.toast_text, top_pkg))
+        root.children.append(toast(d, i18n.t(phone.nav.toast_text, phone.locale), top_pkg))
     if phone.nav.dialog is not None:
         for node in (content,):
             node.data["hidden"] = True
-        root.children.append(dialog(d, phone.nav.dialog, phone.nav.dialog.package or top_pkg))
+        root.children.append(dialog(d, i18n.localize_dialog(phone.nav.dialog, phone.locale),
+                                    phone.nav.dialog.package or top_pkg))
     return root
 
 
@@ -101,7 +103,7 @@ def launcher(phone: MockPhone, area: tuple[int, int, int, int]) -> Node:
     root = Node("android.widget.FrameLayout", area, LAUNCHER, "launcher", rid="launcher")
     now = phone.system.now
     root.children.append(Node("android.widget.TextView", (d.dp(24), y1 + d.dp(24), x2 - d.dp(24), y1 + d.dp(64)),
-                              LAUNCHER, "date", text=now.strftime("%A, %B %-d"), rid="date"))
+                              LAUNCHER, "date", text=i18n.long_date(now, phone.locale), rid="date"))
     grid = Node("android.view.ViewGroup", (0, y1 + d.dp(96), x2, y2), LAUNCHER, "grid", rid="workspace")
     cols, cell_h = 4, d.dp(104)
     cell_w = d.width // cols
@@ -109,8 +111,9 @@ def launcher(phone: MockPhone, area: tuple[int, int, int, int]) -> Node:
         cx, cy = (i % cols) * cell_w, grid.bounds[1] + (i // cols) * cell_h
         if cy + cell_h > y2:
             break
+        label = i18n.t(app.label, phone.locale)
         node = Node("android.widget.TextView", (cx, cy, cx + cell_w, cy + cell_h), LAUNCHER, "app_icon",
-                    text=app.label, desc=app.label, clickable=True, focusable=True, long_clickable=True,
+                    text=label, desc=label, clickable=True, focusable=True, long_clickable=True,
                     data={"color": app.color, "package": app.package})
         grid.children.append(node)
     root.children.append(grid)
@@ -135,7 +138,7 @@ def shade_view(phone: MockPhone) -> ui.View:
     body = tuple(quick) + ((ui.text("Notifications", style="caption", copyable=False),) if notes else ()) + tuple(notes)
     if not notes:
         body += (ui.text("No notifications", style="caption", copyable=False, rid="no_notifications"),)
-    return ui.View(title=s.now.strftime("%a, %b %-d  %H:%M"), body=body, footer=footer)
+    return ui.View(title=i18n.short_datetime(s.now, phone.locale), body=body, footer=footer)
 
 
 def recents_view(phone: MockPhone) -> ui.View:

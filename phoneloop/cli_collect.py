@@ -83,10 +83,14 @@ def mock(
     detours: Annotated[float, typer.Option(help="Share of episodes with one recoverable mistake (labelled).")] = 0.0,
     perturb: PerturbOpt = "none",
     seed: Annotated[int, typer.Option(help="First seed (task params, app data and interruptions).")] = 0,
+    locale: Annotated[str, typer.Option("--locale", help="Phones' locale: en-US or zh-CN (screens and "
+                                                         "instructions; recorded as meta.locale).")] = "en-US",
     lake: LakeOpt = "./lake",
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Oracle demonstrations on mock phones over W workers, written in batches as they finish.
+
+    Example: phoneloop collect mock --tasks app:settings --episodes 10 --locale zh-CN
 
     Example: phoneloop collect mock --tasks app:shop --episodes 40 --workers 2 --noise 0.2 --detours 0.3 --perturb real-like
     """
@@ -98,7 +102,7 @@ def mock(
     from phoneloop.output import progress_bars
 
     spec = MockCollectSpec(tasks=tasks, episodes=episodes, workers=workers, noise=noise, detours=detours,
-                           perturb=perturb, seed=seed)
+                           perturb=perturb, seed=seed, locale=locale)
     try:
         spec.check()
         with progress_bars(TextColumn("{task.fields[speed]} ep/s, success {task.fields[rate]}")) as bar:

@@ -19,6 +19,7 @@ def serve(
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Actions before an episode is truncated.")] = 30,
     perturb: Annotated[str, typer.Option("--perturb", help="none, light, real-like, heavy, or a YAML of rates.")] = "none",
     sessions: Annotated[int, typer.Option(min=1, help="Concurrent sessions (one phone each).")] = 4,
+    locale: Annotated[str, typer.Option("--locale", help="Phones' locale: en-US or zh-CN.")] = "en-US",
 ) -> None:
     """Serve mock phones over OpenEnv's reset/step/state protocol (WebSocket sessions at /ws).
 
@@ -30,7 +31,7 @@ def serve(
     from mockphone.openenv_env import make_app
 
     try:
-        app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions)
+        app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions, locale=locale)
     except (MockPhoneError, ValueError) as exc:
         fail(str(exc))
     err_console.print(f"OpenEnv mock phones on http://{host}:{port} (tasks {tasks}, perturb {perturb})")

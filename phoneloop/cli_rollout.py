@@ -26,6 +26,8 @@ AddressOpt = Annotated[str | None, typer.Option("--address", help="Ray cluster f
                                                                   "a local one).")]
 PerturbOpt = Annotated[str, typer.Option("--perturb", help="Mock phones' perturbations: none, light, real-like, "
                                          "heavy, or a YAML of per-kind rates.")]
+LocaleOpt = Annotated[str, typer.Option("--locale", help="Mock phones' locale: en-US or zh-CN (screens and "
+                                        "instructions; recorded as meta.locale).")]
 ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
                                                help="Bearer token for an endpoint (default: $OPENAI_API_KEY).")]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds per endpoint request.")]
@@ -80,6 +82,7 @@ def rollout(
                                                                  "episode ids, and a rerun skips what the lake holds.")] = None,
     adb_port: AdbPortOpt = None,
     perturb: PerturbOpt = "none",
+    locale: LocaleOpt = "en-US",
     backend: BackendOpt = "local",
     address: AddressOpt = None,
     lake: LakeOpt = "./lake",
@@ -99,7 +102,7 @@ def rollout(
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
-                     backend=backend, address=address)
+                     locale=locale, backend=backend, address=address)
         total = len(jobs_for(spec))
         with _bar() as bar:
             task = bar.add_task(f"rollout {policy}", total=total, rate="-")
@@ -136,6 +139,7 @@ def eval_(
     coords: CoordsOpt = "rel1000",
     model: ModelOpt = "default",
     perturb: PerturbOpt = "none",
+    locale: LocaleOpt = "en-US",
     api_key: ApiKeyOpt = None,
     timeout: TimeoutOpt = 30.0,
     retries: RetriesOpt = 2,
@@ -154,6 +158,7 @@ def eval_(
     purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run.
 
     Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --episodes 3
+    Example: phoneloop eval --policies oracle,random --tasks app:settings --episodes 2 --locale zh-CN
     """
     from rollout.eval import evaluate
     from rollout.runner import jobs_for
@@ -164,7 +169,7 @@ def eval_(
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb,
-                     backend=backend, address=address)
+                     locale=locale, backend=backend, address=address)
         total = len(jobs_for(spec))
         with _bar() as bar:
             bars: dict[str, object] = {}

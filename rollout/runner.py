@@ -59,6 +59,7 @@ class RolloutSpec:
     purpose: str = "train"  # train | eval: eval episodes are never selected for training by default
     attempts: int = 3  # tries of a job whose phone dropped out (each on another phone)
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
+    locale: str = "en-US"  # mock phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
     backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see rollout.backends
     address: str | None = None  # Ray cluster address (auto, ray://HOST:PORT); None starts a local one
 
@@ -133,6 +134,7 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
             adb_port: int | None = None) -> RolloutReport:
     kind, phones = parse_phones(spec.phones)
     _check_perturb(kind, spec.perturb)
+    _check_locale(kind, spec.locale)
     jobs = jobs_for(spec)
     lake = Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
     lake.check_writable()
@@ -328,6 +330,14 @@ def _absorb(report: RolloutReport, message: dict) -> int:
     elif kind in ("error", "noepisode"):
         report.errors.append(message["error"])
     return int(kind in ("episode", "offline", "noepisode"))
+
+
+def _check_locale(kind: str, locale: str) -> None:
+    from mockphone.i18n import DEFAULT, check
+
+    check(locale)  # a ValueError naming the locales
+    if kind != "mock" and locale != DEFAULT:
+        raise PhonesSpecError(f"--locale {locale} needs mock phones: a real phone has the locale it was set to")
 
 
 def _check_perturb(kind: str, perturb: str) -> None:

@@ -42,7 +42,7 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
     batch = _Batch(Lake.open(lake_uri), results)
     phone = None
     try:
-        phone = make_phone(kind, phone_id, adb_port, spec.perturb)
+        phone = make_phone(kind, phone_id, adb_port, spec.perturb, spec.locale)
         while True:
             try:
                 job = jobs.get(timeout=FLUSH_SECONDS)
@@ -93,11 +93,11 @@ class _Batch:
             self.episodes = []
 
 
-def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none"):
+def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none", locale: str = "en-US"):
     if kind == "mock":
         from mockphone.phone import MockPhone
 
-        return MockPhone(perturbations=perturb)
+        return MockPhone(perturbations=perturb, locale=locale)
     from collectors.adb_phone import AdbPhone
 
     return AdbPhone(phone_id, port=adb_port)

@@ -6,6 +6,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
+from mockphone import i18n
 from mockphone import widgets as ui
 from mockphone.apps.base import App
 from mockphone.system import EPOCH
@@ -63,13 +64,17 @@ class CalendarApp(App):
                                 rng.choice(PLACES)))
         return CalendarState(events)
 
+    def _when(self, e: Event) -> str:
+        """The event's day and time as the locale writes them ("Tue, Mar 3 · 10:00", "3月3日 周二 · 10:00")."""
+        return f"{i18n.short_date(dt.date.fromisoformat(e.date), self.phone.locale)} · {e.time}"
+
     def page_main(self, page: Page) -> View:
-        rows = [ui.item(e.title, e.label + (f" · {e.location}" if e.location else ""), rid="event_row",
+        rows = [ui.item(e.title, self._when(e) + (f" · {e.location}" if e.location else ""), rid="event_row",
                         on_tap=(lambda e=e: self.push("detail", title=e.title))) for e in self.state.agenda()]
         if not rows:
             rows = [ui.text("No upcoming events", style="caption", copyable=False, rid="empty")]
         today = EPOCH.date()
-        return View("Calendar", body=(ui.text(f"Today: {today.strftime('%A, %B')} {today.day}", style="caption",
+        return View("Calendar", body=(ui.text(f"Today: {i18n.long_date(today, self.phone.locale)}", style="caption",
                                               rid="today"), *rows),
                     actions=(ui.button("New event", lambda: self.push("edit"), rid="new_event"),))
 
@@ -79,14 +84,14 @@ class CalendarApp(App):
             return View("Event", up=True, body=(ui.text("Event deleted", style="caption"),))
         return View(e.title, up=True, body=(
             ui.text(e.title, style="title", rid="event_title"),
-            ui.text(e.label, rid="event_when"),
+            ui.text(self._when(e), rid="event_when"),
             ui.text(e.location or "No location", style="caption", rid="event_location"),
             ui.row(ui.button("Edit", lambda: self.push("edit", title=e.title), rid="edit", style="outline"),
                    ui.button("Delete", lambda: self._confirm_delete(e), rid="delete", style="danger")),
         ))
 
     def _confirm_delete(self, e: Event) -> None:
-        self.dialog("Delete event?", f"\"{e.title}\" on {e.label} will be deleted.",
+        self.dialog("Delete event?", f"\"{e.title}\" on {self._when(e)} will be deleted.",
                     (("Cancel", None), ("Delete", lambda: self._delete(e))), rid="confirm_delete")
 
     def _delete(self, e: Event) -> None:

@@ -16,6 +16,7 @@ import dataclasses
 import random
 from dataclasses import dataclass, field
 
+from mockphone import i18n
 from mockphone import widgets as ui
 from mockphone.apps import data
 from mockphone.apps.base import App
@@ -170,7 +171,7 @@ class SuperApp(App):
         if not city:
             self.toast("Enter a destination")
             return
-        self.state.hotel_search = HotelSearch(city=city.title())
+        self.state.hotel_search = HotelSearch(city=i18n.english(city, self.phone.locale).title())  # 上海 too
         self.push("hotel_results")
 
     def page_hotel_results(self, page: Page) -> View:

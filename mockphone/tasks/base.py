@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from datalake.types import Action
+from mockphone import i18n
 from mockphone.errors import InvalidTaskParams, TaskNotInitialized
 from mockphone.tasks import statediff
 
@@ -75,7 +76,8 @@ class Task:
     # phone is not scored 0 by rule, its own check decides
     changes_state: ClassVar[bool] = True
 
-    def __init__(self, params: dict[str, Any] | None = None, seed: int = 0) -> None:
+    def __init__(self, params: dict[str, Any] | None = None, seed: int = 0, locale: str = i18n.DEFAULT) -> None:
+        self.locale = i18n.check(locale)  # the instruction's language; initialize_task takes the phone's
         if params is None:
             params = self.generate_random_params(random.Random(f"{self.name()}:{seed}"))
         self.params = dict(params)
@@ -113,11 +115,19 @@ class Task:
 
     @property
     def goal(self) -> str:
-        return self.template.format(**self.params)
+        """The instruction in this task's locale (the phone's, once ``initialize_task`` ran)."""
+        return self.instruction(self.locale)
+
+    def instruction(self, locale: str = i18n.DEFAULT) -> str:
+        """The instruction in ``locale`` (``mockphone.tasks.instructions`` holds the translations)."""
+        from mockphone.tasks.instructions import render
+
+        return render(self, locale)
 
     def initialize_task(self, phone: MockPhone) -> None:
         """Put ``phone`` (fresh from ``reset(seed)``) in the start state: home screen, then ``setup``."""
         phone.nav.home()
+        self.locale = getattr(phone, "locale", i18n.DEFAULT)
         self._initialized.add(id(phone))
         self.setup(phone)
         phone.invalidate()

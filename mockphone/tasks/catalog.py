@@ -11,6 +11,7 @@ import hashlib
 import json
 from typing import Any
 
+from mockphone import i18n
 from mockphone.errors import UnknownTask
 from mockphone.phone import MockPhone
 from mockphone.tasks.base import Task
@@ -25,36 +26,36 @@ def instance_id(cls: type[Task], params: dict[str, Any]) -> str:
     return f"{cls.name()}-{hashlib.sha256(blob.encode()).hexdigest()[:8]}"
 
 
-def oracle_steps(cls: type[Task], seed: int = 0, params: dict | None = None) -> list:
+def oracle_steps(cls: type[Task], seed: int = 0, params: dict | None = None, locale: str = i18n.DEFAULT) -> list:
     """The oracle's actions on a fresh phone (``optimal_steps`` is their count, terminate included)."""
-    phone = MockPhone(seed=seed)
+    phone = MockPhone(seed=seed, locale=locale)
     task = cls(params, seed=seed) if params is not None else cls(seed=seed)
     task.initialize_task(phone)
     return solve(phone, task)
 
 
-def row(cls: type[Task], seed: int = 0, kind: str = "template") -> dict[str, Any]:
-    task = cls(seed=seed)
+def row(cls: type[Task], seed: int = 0, kind: str = "template", locale: str = i18n.DEFAULT) -> dict[str, Any]:
+    task = cls(seed=seed, locale=locale)
     return {
         "kind": kind, "template": cls.name(), "id": cls.name() if kind == "template" else instance_id(cls, task.params),
         "seed": seed, "category": cls.category, "apps": list(cls.app_names),
-        "optimal_steps": len(oracle_steps(cls, seed)), "allowed_changes": list(task.allowed_changes()),
+        "optimal_steps": len(oracle_steps(cls, seed, locale=locale)), "allowed_changes": list(task.allowed_changes()),
         "derived_allowed": type(task).derived_allowed is not Task.derived_allowed, "params": task.params,
-        "instruction": task.goal,
+        "instruction": task.goal, "locale": locale,
     }
 
 
-def rows(classes: list[type[Task]], instances: int = 3) -> list[dict[str, Any]]:
+def rows(classes: list[type[Task]], instances: int = 3, locale: str = i18n.DEFAULT) -> list[dict[str, Any]]:
     """One row per template (seed 0) and one per distinct instance of seeds 0..instances-1."""
     out = []
     for cls in classes:
-        out.append(row(cls))
+        out.append(row(cls, locale=locale))
         seen: set[str] = set()
         for seed in range(instances):
             iid = instance_id(cls, cls(seed=seed).params)
             if iid not in seen:
                 seen.add(iid)
-                out.append(row(cls, seed, kind="instance"))
+                out.append(row(cls, seed, kind="instance", locale=locale))
     return out
 
 

@@ -200,7 +200,7 @@ class MessagesReplyUnread(Task):
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("messages")
-        row = next(el for el in ui.elements() if el.text == "new")
+        row = ui.find(text="new")  # the unread marker, as the phone's locale shows it
         title = next(el for el in ui.elements() if el.parent == row.parent and el.resource_id == "android:id/title")
         yield from ui.tap(text=title.text)
         yield from ui.type_into("compose", self.params["text"])

@@ -13,11 +13,14 @@ For a task class and a seed:
   dumped tree is hit by a tap at its centre;
 * ``collateral``: the collateral-damage fuzzer (``fuzz``).
 
+Every check runs on phones of one locale (``check(..., locale="zh-CN")``, default en-US), so
+the oracles and verifiers are held to the same invariants on a localized screen.
 Each check returns a list of :class:`Failure` (empty = the invariant holds).
 """
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import io
 import random
@@ -25,12 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from datalake.types import Action
+from mockphone import i18n
 from mockphone.errors import MockPhoneError
 from mockphone.phone import MockPhone
 from mockphone.tasks import statediff
 from mockphone.tasks.base import Task
 from mockphone.tasks.oracle import UI, solve
 
+LOCALE: contextvars.ContextVar[str] = contextvars.ContextVar("invariants_locale", default=i18n.DEFAULT)
 INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "determinism", "render-xml", "collateral")
 NOT_STATE = {"answer", "ask_user", "terminate"}  # actions that leave the phone's state alone
 # changes tried, in order, by the generic side-effect ending: the first the task does not allow is used
@@ -53,7 +58,7 @@ class Failure:
 
 
 def start(cls: type[Task], seed: int, params: dict | None = None) -> tuple[MockPhone, Task]:
-    phone = MockPhone(seed=seed)
+    phone = MockPhone(seed=seed, locale=LOCALE.get())
     task = cls(params, seed=seed) if params is not None else cls(seed=seed)
     task.initialize_task(phone)
     return phone, task
@@ -131,7 +136,7 @@ def _other_params(task: Task, seed: int) -> dict | None:
 
 
 def _play(phone: MockPhone, other: Task) -> None:
-    probe = MockPhone(seed=phone.seed)
+    probe = MockPhone(seed=phone.seed, locale=phone.locale)
     other.initialize_task(probe)  # set up on its own phone: only its oracle's choices are used
     ui = UI(phone)
     for a in other.oracle(ui):
@@ -317,9 +322,18 @@ def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: st
 
 
 def check(classes: list[type[Task]], seeds: Iterable[int] = (0, 1, 2), fuzz_per_task: int = 3,
-          progress: Callable[[str], None] | None = None) -> tuple[list[Failure], FuzzReport]:
-    """Run every invariant over ``classes`` and ``seeds``; returns (failures, fuzz report)."""
-    seeds = list(seeds)
+          progress: Callable[[str], None] | None = None,
+          locale: str = i18n.DEFAULT) -> tuple[list[Failure], FuzzReport]:
+    """Run every invariant over ``classes`` and ``seeds`` on ``locale`` phones; returns (failures, fuzz report)."""
+    token = LOCALE.set(i18n.check(locale))
+    try:
+        return _check(classes, list(seeds), fuzz_per_task, progress)
+    finally:
+        LOCALE.reset(token)
+
+
+def _check(classes: list[type[Task]], seeds: list[int], fuzz_per_task: int,
+           progress: Callable[[str], None] | None) -> tuple[list[Failure], FuzzReport]:
     failures: list[Failure] = []
     checks = (check_start_zero, check_oracle_one, check_wrong_endings, check_determinism, check_render_xml)
     for cls in classes:

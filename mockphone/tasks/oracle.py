@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Generator, Iterator
 
 from datalake.types import Action
 from datalake.uitree import UIElement, parse_ui_tree
+from mockphone import i18n
 from mockphone.errors import OracleFailed
 
 if TYPE_CHECKING:
@@ -34,7 +35,13 @@ class UI:
 
     def find(self, text: str | None = None, rid: str | None = None, desc: str | None = None,
              contains: str | None = None, clickable: bool | None = None, actionable: bool = False) -> UIElement | None:
-        """The first element matching every given criterion; ``actionable``: it or an ancestor takes taps."""
+        """The first element matching every given criterion; ``actionable``: it or an ancestor takes taps.
+
+        ``text``, ``contains`` and ``desc`` are English labels: on a phone in another locale they are
+        looked up as that locale shows them (``mockphone.i18n``); data (names, titles) stays as it is.
+        """
+        locale = getattr(self.phone, "locale", i18n.DEFAULT)
+        text, contains, desc = (None if v is None else i18n.label(v, locale) for v in (text, contains, desc))
         els = self.elements()
         for el in els:
             if actionable and not _actionable(els, el):
@@ -68,7 +75,7 @@ class UI:
                 x, y = banner.center
                 yield Action("swipe", x=x, y=y, x2=x, y2=0)
             elif blocking is not None:
-                label = INTERRUPTION_BUTTONS[blocking]
+                label = i18n.label(INTERRUPTION_BUTTONS[blocking], getattr(self.phone, "locale", i18n.DEFAULT))
                 button = next(el for el in els if el.text == label)
                 yield _tap(button)
             elif spinner is not None:
