@@ -170,7 +170,7 @@ def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
         episode = rec.stop(success=True)
         assemble_s = episode.meta["capture"]["assemble_ms"] / 1000
         s = score(episode, truth)
-        lags = [m["frame_lag_ms"] for m in episode.meta["steps_meta"] if m.get("frame_lag_ms") is not None]
+        lags = [s.meta["frame_lag_ms"] for s in episode.steps if s.meta.get("frame_lag_ms") is not None]
         return {"right": s["right"], "expected": s["expected_steps"], "flagged": s["flagged"],
                 "wrong_unflagged": s["wrong_unflagged"], "lags": lags, "assemble_s": assemble_s,
                 "steps": s["steps"], "clock_error_ms": abs(episode.meta["clock"]["offset_s"] - vd._boot) * 1000}

@@ -30,13 +30,6 @@ def record(server, name, seed, gaps, **recorder):
     return episode, truth, performed, vd
 
 
-# Issue 14 is open on exactly this: on a loaded 2-core machine the recorder flags (and at
-# fast gaps has once mispaired) steps it should pair. These tests assert the issue's real
-# targets and are reported as XFAIL/XPASS until the recorder meets them under load.
-UNDER_LOAD = pytest.mark.xfail(reason="issue 14 open: pairing degrades under CPU load (see the closing note)",
-                               strict=False)
-
-
 @pytest.fixture(scope="module")
 def paced():
     from mockphone.adb import VirtualAdbServer
@@ -48,7 +41,6 @@ def paced():
     return out
 
 
-@UNDER_LOAD
 def test_human_pace_steps_are_paired_with_the_right_screen(paced):
     totals = [score(ep, truth) for ep, truth, _, _ in paced]
     right, expected = sum(t["right"] for t in totals), sum(t["expected_steps"] for t in totals)
@@ -70,7 +62,6 @@ def test_clock_alignment_error_is_measured_and_small(paced):
         assert ep.meta["clock"]["source"] == "getevent"
 
 
-@UNDER_LOAD
 def test_steps_that_cannot_be_paired_are_flagged_never_mispaired(server):
     # one frame a second (as one slow screencap at a time gives) for steps 0.4 s apart: most have no frame
     episode, truth, _, _ = record(server, "ShopSearchPriceRange", 1, gaps=(0.35, 0.4), capture_period=1.0)
@@ -78,7 +69,7 @@ def test_steps_that_cannot_be_paired_are_flagged_never_mispaired(server):
     assert result["steps"] == result["expected_steps"], result
     assert result["wrong_unflagged"] == 0, result
     assert result["flagged"] >= 2, result
-    flagged = [m for m in episode.meta["steps_meta"] if m["pairing"] == "uncertain"]
+    flagged = [s.meta for s in episode.steps if s.meta["pairing"] == "uncertain"]
     assert all("frame_lag_ms" in m and "tree_lag_ms" in m for m in flagged)
 
 
