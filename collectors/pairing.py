@@ -13,9 +13,10 @@ clocks goes through the host:
   ``Clock`` measures both against the host's monotonic clock: every getevent line arrives
   after it happened, so ``arrival - event`` is the offset plus a latency >= 0 and its minimum
   over the recording is the monotonic offset within the lowest latency seen; ``cat
-  /proc/uptime`` round trips bracket the boottime offset within half the best round trip.
+  /proc/uptime`` round trips each bracket the boottime offset (round trip + resolution), and
+  the brackets of all samples, taken at different phases of the centisecond, are intersected.
   ``shift`` (monotonic = boottime + shift) is their difference, ``error`` its bound: half
-  the best round trip + the 10 ms resolution + ``LATENCY_MARGIN`` for getevent's delivery.
+  the intersection + ``LATENCY_MARGIN`` for getevent's delivery latency.
 * A frame stamped ``u`` was grabbed in ``[u + shift - error, u + shift + error + 0.01 +
   grab_window]`` on the input clock (``grab_window``: the phone's exec gap between ``cat`` and
   the grab; a tree: ``dump_window``). Frames without a stamp (phones without ``screenshot_at``)
@@ -69,12 +70,18 @@ class Clock:
     def __init__(self) -> None:
         self.from_events: float | None = None  # min(arrival - event time): host = monotonic + this
         self.from_uptime: float | None = None  # host = boottime + this
-        self.uptime_bound = float("inf")  # half the best uptime round trip
+        self.uptime_bound = float("inf")  # how far from_uptime may be off
+        self._range = (-float("inf"), float("inf"))  # what every uptime sample allows for from_uptime
 
     def uptime_sample(self, host_before: float, uptime: float, host_after: float) -> None:
-        half = (host_after - host_before) / 2
-        if half < self.uptime_bound:
-            self.uptime_bound, self.from_uptime = half, host_before + half - uptime
+        """One ``cat /proc/uptime`` round trip. Each sample bounds the offset: the uptime was read between
+        ``host_before`` and ``host_after`` and lies in [printed, printed + 10 ms); the bounds of all samples
+        are intersected (samples at different phases of the centisecond narrow it below the resolution)."""
+        lo, hi = max(self._range[0], host_before - uptime - UPTIME_RESOLUTION), min(self._range[1], host_after - uptime)
+        if lo > hi:  # inconsistent (the phone slept or the clocks were stepped): start again from this sample
+            lo, hi = host_before - uptime - UPTIME_RESOLUTION, host_after - uptime
+        self._range = (lo, hi)
+        self.from_uptime, self.uptime_bound = (lo + hi) / 2, (hi - lo) / 2
 
     def event(self, arrival: float, device_t: float) -> None:
         d = arrival - device_t
@@ -100,8 +107,8 @@ class Clock:
     @property
     def error(self) -> float:
         """Bound on ``shift``'s error, seconds."""
-        bound = self.uptime_bound if self.uptime_bound != float("inf") else 0.0
-        return bound + UPTIME_RESOLUTION + LATENCY_MARGIN
+        bound = self.uptime_bound if self.uptime_bound != float("inf") else UPTIME_RESOLUTION
+        return bound + LATENCY_MARGIN
 
     def to_device(self, host_t: float) -> float:
         return host_t - self.offset
@@ -131,17 +138,25 @@ class Pairing:
 
 
 def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, grab_window: float,
-               settle: float) -> Pairing:
-    """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``."""
-    best = fallback = None  # (frame, earliest grab, latest grab)
+               settle: float, up: float | None = None) -> Pairing:
+    """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``.
+
+    With no certain frame, the guess (flagged) is the first frame grabbed after the previous
+    action settled and before this one's lift at ``up`` (the screen changes at the lift), else
+    the last frame surely before ``down``.
+    """
+    best = fallback = during = None  # (frame, earliest grab, latest grab)
     for f in frames:
         start, end = clock.span(f, grab_window)
+        if up is not None and start >= prev_up + settle and end <= up and (during is None or end < during[2]):
+            during = (f, start, end)
         if end > down:
             continue
         if fallback is None or start > fallback[1]:
             fallback = (f, start, end)
         if start >= prev_up + settle and (best is None or start > best[1]):
             best = (f, start, end)
+    fallback = during or fallback
     chosen = best or fallback
     lag = None if chosen is None else round(1000 * (down - chosen[2]), 1)
     return Pairing(chosen[0] if chosen else None, best is not None, lag)

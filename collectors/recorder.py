@@ -65,14 +65,15 @@ _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 class Recorder:
     """See the module docstring. Timing knobs (seconds): ``capture_period`` between frame requests (the
     number of concurrent screencaps is latency / period + 1, at most ``max_capture_workers``: lower it on
-    a phone whose screencaps slow down when run side by side); ``grab_window``, the most a screencap
-    may take from the request to grabbing the frame; ``settle``, how long after a lift the screen may
-    still change; ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``; both on the
-    phone's clock, from the uptime printed just before. ``dump_period`` / ``max_dump_workers``: as for
+    a phone whose screencaps slow down when run side by side); ``grab_window``, the most that passes
+    on the phone from ``cat /proc/uptime`` printing to ``screencap`` grabbing the frame (the exec gap,
+    tens of ms: raise it on a slow phone); ``settle``, how long after a lift the screen may still change;
+    ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``. Host load does not enter
+    any of them. ``dump_period`` / ``max_dump_workers``: as for
     frames. ``max_frames`` / ``max_frame_bytes``: the memory cap on screens not yet paired."""
 
     def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None,
-                 capture_period: float = 0.12, max_capture_workers: int = 12, grab_window: float = 0.1,
+                 capture_period: float = 0.1, max_capture_workers: int = 14, grab_window: float = 0.06,
                  settle: float = 0.05, dump_window: float = 0.3, dump_period: float = 0.12,
                  max_dump_workers: int = 6, max_frames: int = 256, max_frame_bytes: int = 256 << 20) -> None:
         self.phone, self.instruction, self.task, self.app = phone, instruction, task, app
@@ -193,10 +194,11 @@ class Recorder:
         return True
 
     def _sample_uptime(self) -> None:
-        for _ in range(UPTIME_SAMPLES):
+        for i in range(UPTIME_SAMPLES):
             before = time.monotonic()
             up = self.phone.run("cat /proc/uptime").split()
             self.clock.uptime_sample(before, float(up[0]), time.monotonic())
+            time.sleep(0.0037 * (i % 3))  # other phases of the centisecond
 
     # --- threads -------------------------------------------------------------------------
     def _guard(self, body, *args) -> None:
@@ -357,7 +359,7 @@ class Recorder:
 
     def _entry(self, item, down: float, up: float, prev_up: float, frames, trees, quiet,
                action: Action | None = None) -> dict:
-        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle)
+        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle, up)
         frame_t = sum(self.clock.span(p.frame, self.grab_window)) / 2 if p.frame else down
         tree, same, lag = pair_tree(trees, quiet, self.clock, p.frame.sha if p.frame else None, frame_t,
                                     self.dump_window)
@@ -378,13 +380,17 @@ class Recorder:
         meta = {"pairing": "ok" if p.certain else "uncertain", "frame_lag_ms": p.frame_lag_ms,
                 "tree": "same_screen" if same else "uncertain", "tree_lag_ms": lag, "rotation": screen.rotation,
                 "flags": flags, "t_down": round(down, 3)}
-        return {"down": down, "up": up, "action": action, "frame": p.frame, "tree": tree, "meta": meta}
+        return {"down": down, "up": up, "action": action, "frame": p.frame, "tree": tree, "meta": meta,
+                "item": item, "prev_up": prev_up}
 
     def _typing(self, entries: list[dict], trees: list[Tree], frames, quiet) -> list[dict]:
         """Insert input_text steps for field text changes between dumps; drop the keyboard taps they explain.
 
         A field's new text was typed after the last gesture aimed at that field (or the first
-        keyboard tap) inside the window between the two dumps, and before the next gesture.
+        keyboard tap) inside the window between the two dumps, and before the next gesture. Typing
+        with an IME leaves no input event, so the next gesture's screen must be one grabbed after the
+        dump that showed the text (after the last keyboard tap, when there were taps): it is paired
+        again with that as its previous action.
         """
         for a, b in zip(trees, trees[1:]):
             for field in _text_changes(a, b):
@@ -397,9 +403,11 @@ class Recorder:
                 prev = [e for e in entries if e["down"] < t]
                 last = prev[-1] if prev else None
                 action = Action("input_text", text=field.text, clear=True, element=field.as_target())
+                done = max(e["up"] for e in keys) if keys else hi
                 if last is not None and last["action"].type == "input_text" and \
                         last["action"].element.resource_id == (field.resource_id or None):
                     last["action"] = action  # still typing into the same field: one step for the whole text
+                    self._after_typing(entries, t, done, frames, trees, quiet)
                     continue
                 prev_up = last["up"] if last else -math.inf
                 entry = self._entry(None, t, t, prev_up, frames, trees, quiet, action=action)
@@ -408,7 +416,16 @@ class Recorder:
                     nxt = next((e["down"] for e in entries if e["down"] > t), math.inf)
                     self._pair_by_change(entry, frames, prev_up, lo, min(nxt, hi))
                 entries.insert(len(prev), entry)
+                self._after_typing(entries, t, done, frames, trees, quiet)
         return entries
+
+    def _after_typing(self, entries: list[dict], t: float, done: float, frames, trees, quiet) -> None:
+        """Pair the first gesture after typing at ``t`` again, as if the previous action ended at ``done``."""
+        k, nxt = next(((k, e) for k, e in enumerate(entries) if e["down"] > t and e["item"] is not None),
+                      (None, None))
+        if nxt is not None and done > nxt["prev_up"]:
+            entries[k] = self._entry(nxt["item"], nxt["down"], nxt["up"], done, frames, trees, quiet,
+                                     action=nxt["action"])
 
     def _pair_by_change(self, entry: dict, frames: list[Frame], prev_up: float, before: float,
                         until: float) -> None:
@@ -423,6 +440,8 @@ class Recorder:
                      key=lambda f: spans[f][0])
         anchor = next((i for i, f in enumerate(run) if spans[f][1] <= before), None)
         if anchor is None:
+            if run:
+                entry["frame"] = run[0]  # a guess: the screen once the previous action settled
             return  # no frame surely before the typing: the step stays uncertain
         last = anchor
         while last + 1 < len(run) and run[last + 1].sha == run[anchor].sha:
