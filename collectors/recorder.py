@@ -311,7 +311,8 @@ class Recorder:
     def _screen_at(self, tree: Tree | None, frame: Frame | None, trees: list[Tree],
                    down: float) -> tuple[Screen, bool]:
         """The screen a touch at ``down`` landed on, and whether its rotation is sure: the paired tree's
-        rotation when the paired frame has its shape, else the last tree before ``down`` with that shape."""
+        rotation when the paired frame has its shape, else the last tree before ``down`` with that shape,
+        else (turned after the last dump) the frame's shape with the usual rotation for it, flagged."""
         screen = self._screen(tree)
         if frame is None:
             return screen, True
@@ -323,6 +324,9 @@ class Recorder:
             other = self._screen(t)
             if size == (other.width, other.height):
                 return other, True
+        if size == (screen.height, screen.width):  # turned since the last dump: no tree yet; 90 or 270?
+            rotation = 1 if screen.rotation % 2 == 0 else 0  # the usual landscape, or back to portrait
+            return dataclasses.replace(screen, width=size[0], height=size[1], rotation=rotation, elements=[]), False
         return screen, False
 
     def _screen(self, tree: Tree | None) -> Screen:

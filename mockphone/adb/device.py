@@ -29,7 +29,7 @@ boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's C
 (``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
 the lift is stamped when the device applies the action, however late the host wakes the finger up.
 ``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
-screencap -p`` the ``cat`` runs up to ``grab_jitter`` before the grab (the exec gap on a phone).
+screencap -p`` the ``cat`` runs up to ``exec_gap`` (default 20 ms) before the grab, as on a phone.
 ``rotate(r)`` turns the phone mid-session (the display swaps sides; the panel stays natural).
 
 ``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
@@ -90,7 +90,7 @@ class VirtualDevice:
         self.capture_latency = self.dump_latency = self.grab_jitter = 0.0
         self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
         self.screen_on, self.locked, self.battery = True, False, 100
-        self.suspended = 0.0
+        self.suspended, self.exec_gap = 0.0, 0.02
         self._delay = self._uptime_lag = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
@@ -100,7 +100,7 @@ class VirtualDevice:
         with self.lock:
             for name, value in knobs.items():
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
-                                "touch_protocol", "screen_on", "locked", "battery", "suspended"):
+                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
                 setattr(self, name, value)
             if self.nav_mode not in NAV_MODES:
@@ -132,7 +132,7 @@ class VirtualDevice:
         with self.lock:
             self._delay = 0.0
             if "screencap" in line and "/proc/uptime" in line:
-                self._uptime_lag = random.uniform(0, self.grab_jitter)
+                self._uptime_lag = random.uniform(0, self.exec_gap)
             try:
                 result = run_line(self, line)
             finally:

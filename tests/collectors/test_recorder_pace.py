@@ -1,5 +1,7 @@
 """The recorder against a realistic virtual phone (1.2 s screencaps) and an operator who never waits for it."""
 
+import time
+
 import pytest
 
 from collectors.adb_phone import AdbPhone
@@ -85,3 +87,80 @@ def test_pair_frame_without_a_frame_between_the_actions_is_uncertain():
     assert not too_soon.certain and too_soon.frame.sha == "b"  # the last frame surely before touch-down
     none_before = pair_frame(frames, clock, prev_up=10.0, down=10.4, grab_window=0.1, settle=0.05)
     assert not none_before.certain and none_before.frame.sha == "a"
+
+
+def test_stalled_capture_flags_steps_never_mispairs(server):
+    # mid-recording the phone's screencaps slow to 3 s and start 0.5 s late: frames that host request times
+    # would misdate (grabbed after the next touch-down); on the phone's clock they are only fewer
+    import threading
+
+    vd = server.devices[0]
+    stall = threading.Timer(2.5, lambda: setattr(vd, "capture_latency", 3.0) or setattr(vd, "grab_jitter", 0.5))
+    stall.start()
+    try:
+        episode, truth, _, _ = record(server, "ShopSearchPriceRange", 1, gaps=(0.3, 0.5))
+    finally:
+        stall.cancel()
+        stall.join(timeout=5)
+    assert vd.capture_latency == 3.0  # the stall happened during the recording
+    result = score(episode, truth)
+    assert result["steps"] == result["expected_steps"], result
+    assert result["wrong_unflagged"] == 0, result
+    assert result["flagged"] >= 1, result
+
+
+def test_ime_typing_then_a_tap_at_once_keeps_the_text_before_the_tap(server):
+    # ContactsAdd ends: type the phone number (an IME: no touches), and 0.3 s later tap Save, which leaves
+    # the screen; dumps take 0.5 s. The phone also slept since boot (uptime runs ahead of getevent's clock)
+    vd = server.devices[0].configure(suspended=4321.5)
+    episode, truth, performed, _ = record(server, "ContactsAdd", 0, gaps=(0.3, 0.3))
+    recorded = [s.action for s in episode.steps[:-1]]
+    assert [a.type for a in recorded] == [a.type for a in performed]
+    assert [a.text for a in recorded if a.type == "input_text"] == ["Grace Hopper", "+1 555-867-5309"]
+    assert abs(episode.meta["clock"]["uptime_shift_s"] + vd.suspended) < 0.02, episode.meta["clock"]
+    assert score(episode, truth)["wrong_unflagged"] == 0
+
+
+def test_long_recording_keeps_frames_not_yet_paired_within_the_cap(server):
+    episode, truth, _, _ = record(server, "ShopSearchPriceRange", 1, gaps=(0.3, 0.5), max_frames=1)
+    store, capture = episode.meta["capture"]["store"], episode.meta["capture"]
+    assert capture["frames"] >= 30 and store["evicted"] > 0, capture
+    assert store["peak_unpinned"] <= 1, store
+    assert store["pinned"] <= len(episode.steps), store  # what is kept beyond the cap is the episode's screens
+    result = score(episode, truth)
+    assert result["steps"] == result["expected_steps"] and result["wrong_unflagged"] == 0, result
+
+
+def test_frame_store_drops_the_oldest_unpinned_screens_first():
+    from collectors.pairing import FrameStore
+
+    store = FrameStore(max_frames=5, max_bytes=10_000)
+    for i in range(1000):
+        store.add(f"s{i}", bytes(1000 + i % 7))
+        if i % 100 == 0:
+            store.pin(f"s{i}")
+        store.add("s0", bytes(1000))  # seen again and again: pinned, never dropped
+    free = [d for d in store.pngs if d not in store.pinned]
+    assert free == [f"s{i}" for i in range(995, 1000)] and store.pinned == {f"s{i}" for i in range(0, 1000, 100)}
+    assert store.peak_unpinned <= 5 and store.evicted == 1000 - 10 - 5
+
+
+def test_rotation_just_before_a_tap_uses_the_frames_shape_when_no_dump_saw_it(server):
+    from datalake.types import Action
+    from datalake.uitree import parse_ui_tree
+
+    vd = server.devices[0].configure(capture_latency=1.2, dump_latency=1.5)
+    vd.phone.act(Action("open_app", app="contacts"))
+    rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), "turn and tap",
+                   max_dump_workers=1).start()
+    vd.perform(Action("tap", x=300, y=136))
+    time.sleep(0.4)
+    vd.rotate(1)
+    add = next(e for e in parse_ui_tree(vd.phone.ui_tree()) if e.text == "Add")
+    time.sleep(0.3)
+    vd.perform(Action("tap", x=add.center[0], y=add.center[1]))
+    time.sleep(0.5)
+    episode = rec.stop(success=False)
+    tap = episode.steps[1].action
+    assert abs(tap.x - add.center[0]) <= 1 and abs(tap.y - add.center[1]) <= 1, tap
+    assert episode.steps[1].meta["rotation"] == 1
