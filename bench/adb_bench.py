@@ -13,7 +13,10 @@
    paired frame at touch-down (``frame_lag_ms``: what time pairing adds to each step's
    staleness) and the assembly time per step at ``stop``. Baseline, in the same run: a
    naive recorder that observes (screencap + dump) back to back and pairs each action with
-   the last observation *completed* before its touch-down (what the old recorder did).
+   the last observation *completed* before its touch-down; and the same recorder with
+   host-clock frame times (a phone without ``screenshot_at``: the request's host time, as
+   the recorder did before frames were stamped on the phone), which misdates frames when
+   the host is loaded.
 3. Farm: 12 jobs over 3 healthy phones (baseline) vs 4 phones of which one goes offline
    halfway through (its cut episode is retried elsewhere). Printed: episodes/s and the ratio.
 
@@ -134,7 +137,19 @@ class NaiveRecorder:
         return [next((png for t, png in reversed(self.obs) if t < d), None) for d in downs_host]
 
 
-def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
+class HostClockPhone:
+    """The same AdbPhone without the device-stamped reads: the recorder falls back to host request times."""
+
+    def __init__(self, phone) -> None:
+        self._phone = phone
+
+    def __getattr__(self, name):
+        if name in ("screenshot_at", "dump_at"):
+            raise AttributeError(name)
+        return getattr(self._phone, name)
+
+
+def _pace_once(name: str, seed: int, gap: float, naive: bool, host_clock: bool = False) -> dict:
     from collectors.adb_phone import AdbPhone
     from collectors.operator import act_at_human_pace, score
     from collectors.recorder import Recorder
@@ -165,7 +180,7 @@ def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
             right = sum(p == t for p, t in zip(paired, [t for t, a in zip(truth, performed)
                                                          if a.type != "input_text"]))
             return {"right": right, "expected": len(downs), "flagged": 0, "wrong_unflagged": len(downs) - right}
-        rec = Recorder(phone, task.goal, task=name).start()
+        rec = Recorder(HostClockPhone(phone) if host_clock else phone, task.goal, task=name).start()
         truth, _ = act_at_human_pace(vd, actions, gaps=(gap, gap), seed=seed)
         episode = rec.stop(success=True)
         assemble_s = episode.meta["capture"]["assemble_ms"] / 1000
@@ -194,6 +209,7 @@ def bench_pairing(gaps, tasks) -> dict[str, dict]:
     for gap in gaps:
         new = [_pace_once(n, s, gap, naive=False) for n, s in tasks]
         old = [_pace_once(n, s, gap, naive=True) for n, s in tasks]
+        host = [_pace_once(n, s, gap, naive=False, host_clock=True) for n, s in tasks]
         exp, right = sum(r["expected"] for r in new), sum(r["right"] for r in new)
         bexp, bright = sum(r["expected"] for r in old), sum(r["right"] for r in old)
         lags = [x for r in new for x in r["lags"]]
@@ -203,6 +219,9 @@ def bench_pairing(gaps, tasks) -> dict[str, dict]:
             "median_frame_lag_ms": statistics.median(lags) if lags else None,
             "assemble_ms_per_step": 1000 * sum(r["assemble_s"] for r in new) / max(1, sum(r["steps"] for r in new)),
             "clock_error_ms_max": max(r["clock_error_ms"] for r in new),
+            "host_clock_accuracy": sum(r["right"] for r in host) / max(1, sum(r["expected"] for r in host)),
+            "host_clock_flagged": sum(r["flagged"] for r in host),
+            "host_clock_wrong_unflagged": sum(r["wrong_unflagged"] for r in host),
             "baseline_accuracy": bright / max(1, bexp), "baseline_wrong_unflagged": sum(r["wrong_unflagged"] for r in old),
             "accuracy_ratio": (right / exp) / (bright / bexp) if bright else None}
     return out
@@ -264,7 +283,9 @@ def main() -> None:
               f"{r['wrong_unflagged']} wrong unflagged), frame age {r['median_frame_lag_ms']} ms, assembly "
               f"{r['assemble_ms_per_step']:.1f} ms/step, clock error <= {r['clock_error_ms_max']:.1f} ms | baseline "
               f"{100 * r['baseline_accuracy']:5.1f}% ({r['baseline_wrong_unflagged']} wrong unflagged) -> "
-              + (f"{r['accuracy_ratio']:.2f}x" if r["accuracy_ratio"] else "baseline got none right"))
+              + (f"{r['accuracy_ratio']:.2f}x" if r["accuracy_ratio"] else "baseline got none right")
+              + f" | host-clock frame times {100 * r['host_clock_accuracy']:5.1f}% ({r['host_clock_flagged']} flagged, "
+              f"{r['host_clock_wrong_unflagged']} wrong unflagged)")
     if "farm" in results:
         f = results["farm"]
         print(f"farm {f['jobs']} jobs: 3 healthy {f['three_healthy_eps_per_s']:.2f} ep/s; 4 with one dying "

@@ -54,11 +54,11 @@ from collectors.classify import NAV_MODES, Screen, classify
 from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
 from collectors.gestures import KEYS, Gesture, KeyPress, Tracker, parse_line, touch_axes
 from collectors.pairing import Clock, Frame, FrameStore, Tree, pair_frame, pair_tree, quiet_sha, sha
+from collectors.steps import is_key_tap, merge_double_taps, targets, text_changes
 from datalake.types import Action, Episode, Observation, Step
-from datalake.uitree import UIElement, parse_ui_tree
+from datalake.uitree import parse_ui_tree
 
 UPTIME_SAMPLES = 8  # cat /proc/uptime round trips at start and stop (the best bounds the clock link)
-KEYBOARD_ZONE = 0.6  # without a keyboard node in the tree: taps below this fraction of the height may be typing
 _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
@@ -351,7 +351,7 @@ class Recorder:
             if isinstance(item, KeyPress) and item.key not in KEYS.values():
                 continue  # power and volume keys act on no app screen
             entries.append(self._entry(item, down, up, bounds[k], frames, trees, quiet))
-        entries = _merge_double_taps(entries, self.dpi)
+        entries = merge_double_taps(entries, self.dpi)
         entries = self._typing(entries, trees, frames, quiet)
         steps = []
         for e in entries:
@@ -397,11 +397,11 @@ class Recorder:
         again with that as its previous action.
         """
         for a, b in zip(trees, trees[1:]):
-            for field in _text_changes(a, b):
+            for field in text_changes(a, b):
                 lo, hi = self.clock.span(a, self.dump_window)[0], self.clock.span(b, self.dump_window)[1]
                 inside = [e for e in entries if e["up"] >= lo and e["down"] <= hi]  # effects land at the lift
-                keys = [e for e in inside if _is_key_tap(e, a, self.natural[1])]
-                onfield = [e for e in inside if e not in keys and _targets(e, field)]
+                keys = [e for e in inside if is_key_tap(e, a, self.natural[1])]
+                onfield = [e for e in inside if e not in keys and targets(e, field)]
                 t = keys[0]["down"] if keys else max([lo] + [e["up"] for e in onfield])
                 entries = [e for e in entries if e not in keys]
                 prev = [e for e in entries if e["down"] < t]
@@ -475,60 +475,3 @@ def _up(item: Gesture | KeyPress) -> float:
 
 def _png_size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24]) if png[12:16] == b"IHDR" else (0, 0)
-
-
-def _merge_double_taps(entries: list[dict], dpi: int) -> list[dict]:
-    from collectors.classify import DOUBLE_TAP_MS, DOUBLE_TAP_SLOP_DP
-
-    out: list[dict] = []
-    slop = DOUBLE_TAP_SLOP_DP * dpi / 160
-    for e in entries:
-        p = out[-1] if out else None
-        a = e["action"]
-        if p is not None and a.type == "tap" and p["action"].type == "tap" and p["frame"].sha == e["frame"].sha and \
-                (e["down"] - p["up"]) * 1000 <= DOUBLE_TAP_MS and abs(a.x - p["action"].x) <= slop and \
-                abs(a.y - p["action"].y) <= slop:
-            q = p["action"]
-            p["action"] = Action("double_tap", x=q.x, y=q.y, element=q.element)
-            p["up"] = e["up"]
-            continue
-        out.append(e)
-    return out
-
-
-def _focused(elements: list[UIElement]) -> UIElement | None:
-    return next((e for e in elements if e.focused and "Edit" in e.class_name), None)
-
-
-def _text_changes(a: Tree, b: Tree) -> list[UIElement]:
-    """Edit fields of ``b`` whose text differs from the same field (by resource id) in ``a``."""
-    if a.xml == b.xml:
-        return []
-    before = {e.resource_id: e.text for e in parse_ui_tree(a.xml) if "Edit" in e.class_name and e.resource_id}
-    return [e for e in parse_ui_tree(b.xml) if "Edit" in e.class_name and e.resource_id in before
-            and before[e.resource_id] != e.text]
-
-
-def _is_key_tap(entry: dict, tree: Tree, height: int) -> bool:
-    """A tap on the soft keyboard: the IME is its own window, absent from the dump, and the app's window
-    shrinks above it; so a tap below every element of the app (and above the nav bar) while a field
-    has focus hit the keyboard."""
-    a = entry["action"]
-    if a.type != "tap":
-        return False
-    els = parse_ui_tree(tree.xml)
-    board = next((e for e in els if "Keyboard" in e.class_name or "inputmethod" in e.package), None)
-    if board is not None:
-        return board.contains(a.x, a.y)
-    if _focused(els) is None:
-        return False
-    app = [e for e in els if e.package and e.package != "com.android.systemui" and e.parent is not None]
-    nav_top = min((e.bounds[1] for e in els if e.package == "com.android.systemui" and e.bounds[1] > height // 2),
-                  default=height)
-    bottom = max((e.bounds[3] for e in app), default=int(KEYBOARD_ZONE * height))
-    return bottom <= a.y < nav_top
-
-
-def _targets(entry: dict, field: UIElement) -> bool:
-    el = entry["action"].element
-    return el is not None and el.resource_id == (field.resource_id or None)

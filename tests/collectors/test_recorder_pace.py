@@ -19,9 +19,9 @@ def plan(name, seed):
     return task, [a for a in solve(phone, task) if a.type != "terminate"]
 
 
-def record(server, name, seed, gaps, **recorder):
+def record(server, name, seed, gaps, device=None, **recorder):
     vd = server.devices[0]
-    vd.configure(capture_latency=1.2, dump_latency=0.5, grab_jitter=0.03)
+    vd.configure(**{"capture_latency": 1.2, "dump_latency": 0.5, "grab_jitter": 0.03, **(device or {})})
     task, actions = plan(name, seed)
     vd.phone.reset(seed)
     task.initialize_task(vd.phone)
@@ -111,9 +111,9 @@ def test_stalled_capture_flags_steps_never_mispairs(server):
 
 def test_ime_typing_then_a_tap_at_once_keeps_the_text_before_the_tap(server):
     # ContactsAdd ends: type the phone number (an IME: no touches), and 0.3 s later tap Save, which leaves
-    # the screen; dumps take 0.5 s. The phone also slept since boot (uptime runs ahead of getevent's clock)
-    vd = server.devices[0].configure(suspended=4321.5)
-    episode, truth, performed, _ = record(server, "ContactsAdd", 0, gaps=(0.3, 0.3))
+    # the screen; dumps take 1 s. The phone also slept since boot (uptime runs ahead of getevent's clock)
+    episode, truth, performed, vd = record(server, "ContactsAdd", 0, gaps=(0.3, 0.3),
+                                           device={"suspended": 4321.5, "dump_latency": 1.0})
     recorded = [s.action for s in episode.steps[:-1]]
     assert [a.type for a in recorded] == [a.type for a in performed]
     assert [a.text for a in recorded if a.type == "input_text"] == ["Grace Hopper", "+1 555-867-5309"]
