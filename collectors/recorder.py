@@ -28,6 +28,7 @@ Memory: PNG bytes are kept once per distinct screen in a ``FrameStore``; screens
 an action are pinned (the episode holds them), and at most ``max_frames`` / ``max_frame_bytes``
 others are kept, the oldest seen dropped first. An action is paired (and its screen pinned)
 as soon as every capture that could have grabbed a frame before its touch-down has returned.
+Identical UI dumps share one string; distinct trees and frame records are not capped.
 
 Typing is recovered from tree diffs: when a field's text changes between two dumps and
 the only gestures in between are taps on the keyboard (dropped) or on that field, the
@@ -89,6 +90,7 @@ class Recorder:
         self._unpinned: list[Gesture | KeyPress] = []
         self._inflight: list[float] = []  # host request times of captures not yet returned
         self._next_dump = 0.0
+        self._xmls: dict[str, str] = {}
         self._lock = threading.Condition()
         self._stop = threading.Event()
         self._next_capture = 0.0
@@ -279,8 +281,9 @@ class Recorder:
             up, xml, package, activity = self.phone.dump_at(f"/data/local/tmp/phoneloop_rec{worker}.xml")
         else:
             up, (xml, package, activity) = None, self.phone.dump()
-        tree = Tree(t0, time.monotonic(), xml, package, activity, up)
         with self._lock:
+            xml = self._xmls.setdefault(xml, xml)  # identical dumps (most of them) share one string
+            tree = Tree(t0, time.monotonic(), xml, package, activity, up)
             self.trees.append(tree)
             self._lock.notify_all()
 

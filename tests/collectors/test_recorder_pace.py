@@ -149,7 +149,7 @@ def test_rotation_just_before_a_tap_uses_the_frames_shape_when_no_dump_saw_it(se
     from datalake.types import Action
     from datalake.uitree import parse_ui_tree
 
-    vd = server.devices[0].configure(capture_latency=1.2, dump_latency=1.5)
+    vd = server.devices[0].configure(capture_latency=1.2, dump_latency=3.0)  # most likely no dump sees the turn
     vd.phone.act(Action("open_app", app="contacts"))
     rec = Recorder(AdbPhone("emulator-5554", port=server.port, retry_delay=0.01), "turn and tap",
                    max_dump_workers=1).start()
@@ -157,7 +157,7 @@ def test_rotation_just_before_a_tap_uses_the_frames_shape_when_no_dump_saw_it(se
     time.sleep(0.4)
     vd.rotate(1)
     add = next(e for e in parse_ui_tree(vd.phone.ui_tree()) if e.text == "Add")
-    time.sleep(0.3)
+    time.sleep(0.6)
     vd.perform(Action("tap", x=add.center[0], y=add.center[1]))
     time.sleep(0.5)
     episode = rec.stop(success=False)
