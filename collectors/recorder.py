@@ -9,8 +9,8 @@ timestamps on the device clock; see ``collectors.gestures``), several capture fr
 with ``cat /proc/uptime; screencap -p`` one after another at a fixed period (pipelined, so
 a 1.2 s screencap still gives a frame every ``capture_period``; the uptime stamps each
 frame on the phone, so host load cannot misdate it), and a few dump the UI tree the same
-way (pipelined too, each to its own file, at most ``max_dump_workers``: 1 on phones whose
-uiautomator cannot overlap). ``screenrecord --output-format=h264`` is not used: a raw H.264 stream carries no
+way (pipelined too, each to its own file, on virtual devices; a real phone's uiautomator
+runs one dump at a time). ``screenrecord --output-format=h264`` is not used: a raw H.264 stream carries no
 frame timestamps (the frames' times would be host arrival times after an encoder and USB
 queue of unknown depth), the virtual device would need an H.264 encoder, and frames still
 need a UI tree; the timestamped screencap loop needs neither.
@@ -35,7 +35,8 @@ the only gestures in between are taps on the keyboard (dropped) or on that field
 step is ``input_text(text=new, clear=True)``, placed before the next gesture. Dumps are
 pipelined so that one lands in any pause of ``dump_period`` + the phone's exec gap: text
 typed with an IME (no touches) and followed 0.3 s later by a tap that leaves the screen is
-kept. The episode: source ``human``,
+kept. On a real phone (one dump at a time, 1-2 s each) such text is kept only if a dump
+ran between the typing and the tap. The episode: source ``human``,
 ``meta.collector = "human"``, ``meta.nav_mode``, outcome from the operator's mark. If the
 phone is lost mid-recording, the steps recorded so far are returned as a partial episode
 (outcome ``unknown``, ``meta.partial``, ``meta.failure_reason``); with none, an error.
@@ -70,13 +71,15 @@ class Recorder:
     on the phone from ``cat /proc/uptime`` printing to ``screencap`` grabbing the frame (the exec gap,
     tens of ms: raise it on a slow phone); ``settle``, how long after a lift the screen may still change;
     ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``. Host load does not enter
-    any of them. ``dump_period`` / ``max_dump_workers``: as for
-    frames. ``max_frames`` / ``max_frame_bytes``: the memory cap on screens not yet paired."""
+    any of them. ``dump_period`` / ``max_dump_workers``: as for frames (default 6 on virtual devices,
+    1 on real phones, whose uiautomator runs one dump at a time). ``max_frames`` / ``max_frame_bytes``:
+    the memory cap on screens not yet paired."""
 
     def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None,
                  capture_period: float = 0.1, max_capture_workers: int = 14, grab_window: float = 0.06,
                  settle: float = 0.05, dump_window: float = 0.3, dump_period: float = 0.12,
-                 max_dump_workers: int = 6, max_frames: int = 256, max_frame_bytes: int = 256 << 20) -> None:
+                 max_dump_workers: int | None = None, max_frames: int = 256,
+                 max_frame_bytes: int = 256 << 20) -> None:
         self.phone, self.instruction, self.task, self.app = phone, instruction, task, app
         self.capture_period, self.max_capture_workers = capture_period, max_capture_workers
         self.dump_period, self.max_dump_workers = dump_period, max_dump_workers
@@ -113,7 +116,8 @@ class Recorder:
         self._tree(0)
         self.dump_latency = time.monotonic() - t1
         self.workers = max(1, min(self.max_capture_workers, math.ceil(self.latency / self.capture_period) + 1))
-        self.dump_workers = max(1, min(self.max_dump_workers, math.ceil(self.dump_latency / self.dump_period) + 1))
+        most = self.max_dump_workers or (6 if facts.get("mock") else 1)  # real uiautomator dumps cannot overlap
+        self.dump_workers = max(1, min(most, math.ceil(self.dump_latency / self.dump_period) + 1))
         self._started = t0
         self._stream = self.phone.stream("getevent -lt")
         self._threads = [threading.Thread(target=self._guard, args=(self._read,), daemon=True, name="getevent")]
