@@ -14,7 +14,8 @@ resolved: ``episodes_resolved``, so a human verdict counts), e.g.
 - ``disagreement``: steps where annotators disagree on the action type or the step's
   correctness, or an annotator disagrees with the model (marked it incorrect, or
   corrected it to another type);
-- ``uncertain-pairing``: steps the recorder flagged (``pairing = 'uncertain'``);
+- ``uncertain-pairing``: steps the recorder flagged (``pairing = 'uncertain'``; recordings older than
+  step meta kept it in the episode's ``steps_meta``);
 - ``unjudged-real``: real-phone episodes whose outcome is still unknown.
 
 Tasks are built by ``annotate.tasks``; frames load in the annotator's browser from the
@@ -57,7 +58,8 @@ PRESETS = {
     "disagreement": (f"(EXISTS (SELECT 1 {_STEP_ANNOTATIONS} AND (a.step_correct = false OR "
                      "json_extract_string(a.action_json, '$.type') <> s.action_type)) "
                      f"OR (SELECT count(DISTINCT {_VOTE}) {_STEP_ANNOTATIONS}) > 1)"),
-    "uncertain-pairing": "s.pairing = 'uncertain'",
+    "uncertain-pairing": ("(s.pairing = 'uncertain' OR (s.pairing IS NULL AND json_extract_string(e.meta_json, "
+                          "'$.steps_meta[' || s.step_index || '].pairing') = 'uncertain'))"),  # older recordings
     "unjudged-real": "e.phone = 'real' AND e.outcome = 'unknown'",
 }
 PRESET_NAMES = "failed, unverified, random:FRACTION, low-confidence[:N], disagreement, uncertain-pairing, unjudged-real"

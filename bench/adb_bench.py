@@ -13,7 +13,11 @@
    paired frame at touch-down (``frame_lag_ms``: what time pairing adds to each step's
    staleness) and the assembly time per step at ``stop``. Baseline, in the same run: a
    naive recorder that observes (screencap + dump) back to back and pairs each action with
-   the last observation *completed* before its touch-down (what the old recorder did).
+   the last observation *completed* before its touch-down; and the same recorder with
+   host-clock frame times (a phone without ``screenshot_at``: the request's host time, as
+   the recorder did before frames were stamped on the phone), which misdates frames when
+   the host is loaded. ``stall``: both recorders when, 2.5 s in, screencaps slow to 3 s and
+   start 0.5 s late (0.4 s gaps).
 3. Farm: 12 jobs over 3 healthy phones (baseline) vs 4 phones of which one goes offline
    halfway through (its cut episode is retried elsewhere). Printed: episodes/s and the ratio.
 
@@ -134,7 +138,19 @@ class NaiveRecorder:
         return [next((png for t, png in reversed(self.obs) if t < d), None) for d in downs_host]
 
 
-def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
+class HostClockPhone:
+    """The same AdbPhone without the device-stamped reads: the recorder falls back to host request times."""
+
+    def __init__(self, phone) -> None:
+        self._phone = phone
+
+    def __getattr__(self, name):
+        if name in ("screenshot_at", "dump_at"):
+            raise AttributeError(name)
+        return getattr(self._phone, name)
+
+
+def _pace_once(name: str, seed: int, gap: float, naive: bool, host_clock: bool = False, stall: bool = False) -> dict:
     from collectors.adb_phone import AdbPhone
     from collectors.operator import act_at_human_pace, score
     from collectors.recorder import Recorder
@@ -148,6 +164,9 @@ def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
         vd.phone.reset(seed)
         task.initialize_task(vd.phone)
         phone = AdbPhone(vd.serial, port=server.port, retry_delay=0.01)
+        timer = threading.Timer(2.5, lambda: setattr(vd, "capture_latency", 3.0) or setattr(vd, "grab_jitter", 0.5))
+        if stall:  # screencaps slow to 3 s and start 0.5 s late (a busy phone or adb link) mid-recording
+            timer.start()
         if naive:
             rec = NaiveRecorder(phone, vd)
             rec.thread.start()
@@ -165,12 +184,13 @@ def _pace_once(name: str, seed: int, gap: float, naive: bool) -> dict:
             right = sum(p == t for p, t in zip(paired, [t for t, a in zip(truth, performed)
                                                          if a.type != "input_text"]))
             return {"right": right, "expected": len(downs), "flagged": 0, "wrong_unflagged": len(downs) - right}
-        rec = Recorder(phone, task.goal, task=name).start()
+        rec = Recorder(HostClockPhone(phone) if host_clock else phone, task.goal, task=name).start()
         truth, _ = act_at_human_pace(vd, actions, gaps=(gap, gap), seed=seed)
         episode = rec.stop(success=True)
+        timer.cancel()
         assemble_s = episode.meta["capture"]["assemble_ms"] / 1000
         s = score(episode, truth)
-        lags = [m["frame_lag_ms"] for m in episode.meta["steps_meta"] if m.get("frame_lag_ms") is not None]
+        lags = [s.meta["frame_lag_ms"] for s in episode.steps if s.meta.get("frame_lag_ms") is not None]
         return {"right": s["right"], "expected": s["expected_steps"], "flagged": s["flagged"],
                 "wrong_unflagged": s["wrong_unflagged"], "lags": lags, "assemble_s": assemble_s,
                 "steps": s["steps"], "clock_error_ms": abs(episode.meta["clock"]["offset_s"] - vd._boot) * 1000}
@@ -189,11 +209,24 @@ def _touch_downs(lines: list[str], vd) -> list[float]:
     return out
 
 
+def bench_stall(gap: float, tasks) -> dict[str, dict]:
+    """The recorder with phone-stamped frames vs host request times when screencaps stall mid-recording."""
+    out = {}
+    for label, host_clock in (("device_clock", False), ("host_clock", True)):
+        runs = [_pace_once(n, s, gap, naive=False, host_clock=host_clock, stall=True) for n, s in tasks]
+        exp = sum(r["expected"] for r in runs)
+        out[label] = {"accuracy": sum(r["right"] for r in runs) / exp, "steps": exp,
+                      "flagged": sum(r["flagged"] for r in runs),
+                      "wrong_unflagged": sum(r["wrong_unflagged"] for r in runs)}
+    return out
+
+
 def bench_pairing(gaps, tasks) -> dict[str, dict]:
     out = {}
     for gap in gaps:
         new = [_pace_once(n, s, gap, naive=False) for n, s in tasks]
         old = [_pace_once(n, s, gap, naive=True) for n, s in tasks]
+        host = [_pace_once(n, s, gap, naive=False, host_clock=True) for n, s in tasks]
         exp, right = sum(r["expected"] for r in new), sum(r["right"] for r in new)
         bexp, bright = sum(r["expected"] for r in old), sum(r["right"] for r in old)
         lags = [x for r in new for x in r["lags"]]
@@ -203,6 +236,9 @@ def bench_pairing(gaps, tasks) -> dict[str, dict]:
             "median_frame_lag_ms": statistics.median(lags) if lags else None,
             "assemble_ms_per_step": 1000 * sum(r["assemble_s"] for r in new) / max(1, sum(r["steps"] for r in new)),
             "clock_error_ms_max": max(r["clock_error_ms"] for r in new),
+            "host_clock_accuracy": sum(r["right"] for r in host) / max(1, sum(r["expected"] for r in host)),
+            "host_clock_flagged": sum(r["flagged"] for r in host),
+            "host_clock_wrong_unflagged": sum(r["wrong_unflagged"] for r in host),
             "baseline_accuracy": bright / max(1, bexp), "baseline_wrong_unflagged": sum(r["wrong_unflagged"] for r in old),
             "accuracy_ratio": (right / exp) / (bright / bexp) if bright else None}
     return out
@@ -238,7 +274,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short budgets and one pace task")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--only", choices=["protocol", "pairing", "farm"], help="run one part")
+    parser.add_argument("--only", choices=["protocol", "pairing", "stall", "farm"], help="run one part")
     args = parser.parse_args()
     results: dict[str, object] = {"cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                   else os.cpu_count()}
@@ -246,6 +282,8 @@ def main() -> None:
         results["protocol"] = bench_protocol(1.5 if args.quick else 6.0)
     if args.only in (None, "pairing"):
         results["pairing"] = bench_pairing((0.3, 0.5, 1.0), PACE_TASKS[:1] if args.quick else PACE_TASKS)
+    if args.only in (None, "stall"):
+        results["stall"] = bench_stall(0.4, PACE_TASKS[:1] if args.quick else PACE_TASKS)
     if args.only in (None, "farm"):
         results["farm"] = bench_farm(args.quick)
     if args.json:
@@ -264,7 +302,12 @@ def main() -> None:
               f"{r['wrong_unflagged']} wrong unflagged), frame age {r['median_frame_lag_ms']} ms, assembly "
               f"{r['assemble_ms_per_step']:.1f} ms/step, clock error <= {r['clock_error_ms_max']:.1f} ms | baseline "
               f"{100 * r['baseline_accuracy']:5.1f}% ({r['baseline_wrong_unflagged']} wrong unflagged) -> "
-              + (f"{r['accuracy_ratio']:.2f}x" if r["accuracy_ratio"] else "baseline got none right"))
+              + (f"{r['accuracy_ratio']:.2f}x" if r["accuracy_ratio"] else "baseline got none right")
+              + f" | host-clock frame times {100 * r['host_clock_accuracy']:5.1f}% ({r['host_clock_flagged']} flagged, "
+              f"{r['host_clock_wrong_unflagged']} wrong unflagged)")
+    for label, r in results.get("stall", {}).items():
+        print(f"stalled capture, {label:12s} {100 * r['accuracy']:5.1f}% right of {r['steps']} ({r['flagged']} flagged, "
+              f"{r['wrong_unflagged']} wrong unflagged)")
     if "farm" in results:
         f = results["farm"]
         print(f"farm {f['jobs']} jobs: 3 healthy {f['three_healthy_eps_per_s']:.2f} ep/s; 4 with one dying "

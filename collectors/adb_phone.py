@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import socket
 import time
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ COMMON_APPS = {"messages": "com.google.android.apps.messaging", "clock": "com.go
                "camera": "com.android.camera2", "gmail": "com.google.android.gm", "maps": "com.google.android.apps.maps",
                "photos": "com.google.android.apps.photos", "youtube": "com.google.android.youtube"}
 _FOCUS = re.compile(r"m(?:CurrentFocus|FocusedApp)=\S*\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)")
+UPTIME = "cat /proc/uptime; "  # prefixed to a command: the device clock when it starts
 _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
@@ -174,6 +176,18 @@ class AdbPhone:
         """One UI tree dump (retried on uiautomator's transient failures): (XML, package, activity)."""
         return self._dump()
 
+    def dump_at(self, path: str = DUMP_PATH) -> tuple[float, str, str | None, str | None]:
+        """(device uptime just before the dump, XML, package, activity): the dump stamped on the phone's clock.
+        Dumps that may overlap need their own ``path`` on the device."""
+        head, (xml, package, activity) = self._dump_after(UPTIME, path)
+        return _uptime(self.serial, head), xml, package, activity
+
+    def screenshot_at(self) -> tuple[float, bytes]:
+        """(device uptime just before the grab, PNG): ``cat /proc/uptime`` and ``screencap -p`` in one shell line,
+        so the stamp is taken on the phone next to the grab, whatever the host's load or the transfer's delay."""
+        head, png = self._screencap(UPTIME)
+        return _uptime(self.serial, head), png
+
     def device(self) -> Device:
         f = self.facts()
         kind = "mock" if f["mock"] else "real"
@@ -208,12 +222,16 @@ class AdbPhone:
         return out.decode("utf-8", "replace") + err
 
     def screenshot(self) -> bytes:
-        code, err, png = self.shell("screencap -p")
+        return self._screencap("")[1]
+
+    def _screencap(self, prefix: str) -> tuple[bytes, bytes]:
+        """(the first line ``prefix`` printed, PNG bytes)."""
+        code, err, png = self.shell(prefix + "screencap -p")
+        head, png = _split_head(prefix, png)
         if not png.startswith(PNG_MAGIC):
-            head = png[:16]
             raise BadScreenshot(f"{self.serial}: screencap -p returned {len(png)} bytes that are not a PNG "
-                                f"(starts {head!r}; exit {code}{': ' + err.strip() if err.strip() else ''})")
-        return png
+                                f"(starts {png[:16]!r}; exit {code}{': ' + err.strip() if err.strip() else ''})")
+        return head, png
 
     def facts(self) -> dict[str, Any]:
         """Screen size and density (read once), model, and whether it is a phoneloop virtual device."""
@@ -237,7 +255,6 @@ class AdbPhone:
     def start_task(self, task: Any, seed: int = 0) -> None:
         """Reset the virtual device to ``seed`` and put ``task`` (same params) in its start state."""
         import json
-        import shlex
 
         code, err, out = self.shell(f"phoneloop reset {int(seed)} && phoneloop task start {task.name()} "
                                     f"{shlex.quote(json.dumps(task.params, sort_keys=True))}")
@@ -253,13 +270,19 @@ class AdbPhone:
 
     def _dump(self) -> tuple[str, str | None, str | None]:
         """(XML, package, activity), retrying the transient failures of uiautomator."""
-        command = (f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH}; cat {DUMP_PATH}; echo; "
+        return self._dump_after("", DUMP_PATH)[1]
+
+    def _dump_after(self, prefix: str, path: str) -> tuple[bytes, tuple[str, str | None, str | None]]:
+        """(the first line ``prefix`` printed, (XML, package, activity)); each retry runs ``prefix`` again."""
+        path = shlex.quote(path)
+        command = (f"{prefix}rm -f {path}; uiautomator dump {path}; cat {path}; echo; "
                    "echo __focus__; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")
         problem = ""
         for attempt in range(self.dump_retries + 1):
             if attempt:
                 time.sleep(self.retry_delay * attempt)
             _, err, raw = self.shell(command)
+            head, raw = _split_head(prefix, raw)
             text = raw.decode("utf-8", "replace")
             dump, _, focus = text.partition("__focus__")
             start = dump.find("<?xml") if "<?xml" in dump else dump.find("<hierarchy")
@@ -276,7 +299,7 @@ class AdbPhone:
             m = _ROTATION.search(xml[:500])
             self.rotation = int(m.group(1)) if m else 0
             package, activity = _focus(focus)
-            return xml, package, activity
+            return head, (xml, package, activity)
         raise BadUITree(f"{self.serial}: uiautomator dump failed {self.dump_retries + 1} times; last: {problem}")
 
     # --- actions ------------------------------------------------------------------------
@@ -381,6 +404,22 @@ class _Stream:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _split_head(prefix: str, out: bytes) -> tuple[bytes, bytes]:
+    """The first line (what ``prefix`` printed) and the rest; with no prefix, nothing and all of it."""
+    if not prefix:
+        return b"", out
+    head, _, rest = out.partition(b"\n")
+    return head, rest
+
+
+def _uptime(serial: str, head: bytes) -> float:
+    """Seconds since boot from a ``/proc/uptime`` line (``12345.67 54321.00``)."""
+    try:
+        return float(head.split()[0])
+    except (IndexError, ValueError):
+        raise DeviceOffline(f"{serial}: cat /proc/uptime printed {head[:60]!r}, not the uptime") from None
 
 
 def _focus(text: str) -> tuple[str | None, str | None]:

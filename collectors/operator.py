@@ -42,11 +42,13 @@ def act_at_human_pace(vd: Any, actions: list[Action], gaps: tuple[float, float] 
 
 def score(episode: Any, truth: list[bytes]) -> dict[str, Any]:
     """Pairing accuracy of a recorded episode against the screens shown before each step."""
+    from collectors.recorder import step_meta
+
     steps = [s for s in episode.steps if s.action.type != "terminate"]
-    metas = episode.meta["steps_meta"][:len(steps)]
+    metas = step_meta(episode)[:len(steps)]
     right = sum(s.observation.screenshot == t for s, t in zip(steps, truth))
     flagged = sum(m["pairing"] == "uncertain" for m in metas)
-    wrong_unflagged = sum(s.observation.screenshot != t and m["pairing"] == "certain"
+    wrong_unflagged = sum(s.observation.screenshot != t and m["pairing"] != "uncertain"
                           for s, t, m in zip(steps, truth, metas))
     return {"steps": len(steps), "expected_steps": len(truth), "right": right, "flagged": flagged,
             "wrong_unflagged": wrong_unflagged, "accuracy": right / max(1, len(truth))}

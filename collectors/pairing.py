@@ -1,27 +1,35 @@
-"""Which screen and which UI tree each recorded action was taken on, decided by time.
+"""Which screen and which UI tree each recorded action was taken on, decided on the device's clock.
 
-The recorder captures frames (``screencap``) and trees (``uiautomator dump``)
-continuously, stamping each with the host's monotonic clock when the request is sent
-(``t0``) and answered (``t1``). Touches carry the *device's* clock (getevent's kernel
-timestamps). ``Clock`` maps host times onto the device clock:
+Touches carry the *device's* clock (getevent's kernel timestamps, CLOCK_MONOTONIC). Frames
+and trees are stamped on the device too: the recorder runs ``cat /proc/uptime; screencap -p``
+(and the same before ``uiautomator dump``) as one shell line, so the stamp is read on the
+phone just before the grab, whatever the host's load, the adb transfer or a starved thread
+does to the host-side times (``t0`` request sent, ``t1`` answer received, kept for reports).
+The pairing decision never depends on host scheduling; only the link between the two device
+clocks goes through the host:
 
-* every getevent line arrives after it happened, so ``arrival_host - event_device`` is
-  the offset plus a delivery latency >= 0; the minimum over the recording is the
-  offset within the lowest latency seen (a few ms on USB, < 1 ms on loopback);
-* before any event, ``cat /proc/uptime`` round trips bracket the offset within half the
-  round trip (uptime is CLOCK_BOOTTIME: equal to getevent's CLOCK_MONOTONIC only while
-  the phone has not slept since boot, so it is the fallback, and the two are compared);
+* ``/proc/uptime`` is CLOCK_BOOTTIME in centiseconds (truncated), getevent is CLOCK_MONOTONIC;
+  they differ by the time the phone slept since boot, constant while it records (awake).
+  ``Clock`` measures both against the host's monotonic clock: every getevent line arrives
+  after it happened, so ``arrival - event`` is the offset plus a latency >= 0 and its minimum
+  over the recording is the monotonic offset within the lowest latency seen; ``cat
+  /proc/uptime`` round trips each bracket the boottime offset (round trip + resolution), and
+  the brackets of all samples, taken at different phases of the centisecond, are intersected.
+  ``shift`` (monotonic = boottime + shift) is their difference, ``error`` its bound: half
+  the intersection + ``LATENCY_MARGIN`` for getevent's delivery latency.
+* A frame stamped ``u`` was grabbed in ``[u + shift - error, u + shift + error + 0.01 +
+  grab_window]`` on the input clock (``grab_window``: the phone's exec gap between ``cat`` and
+  the grab; a tree: ``dump_window``). Frames without a stamp (phones without ``screenshot_at``)
+  fall back to the host request time, which holds only on an idle host.
 
-A frame is grabbed between its request reaching the device and ``grab_window`` later
-(process start), so its device time lies in [dev(t0), dev(t0) + grab_window]. For an
-action whose finger went down at ``down`` after the previous action lifted at ``prev_up``,
-a frame is **certain** when that whole interval lies in (prev_up + settle, down): the
-screen had settled after the previous action and the finger had not yet touched. The
-last certain frame is the step's screen; with none, the last frame surely before
-``down`` is used and the step is flagged ``pairing = "uncertain"``. A tree is taken from
-a dump that ran entirely inside a quiet interval showing the same frame (same PNG bytes),
-nearest in time; ``tree_lag_ms`` is its distance from the frame; with none the nearest
-dump is used and flagged ``tree = "uncertain"``.
+For an action whose finger went down at ``down`` after the previous action lifted at
+``prev_up``, a frame is **certain** when its whole grab interval lies in (prev_up + settle,
+down): the screen had settled after the previous action and the finger had not yet touched.
+The last certain frame is the step's screen; with none, the last frame surely before
+``down`` is used and the step is flagged ``pairing = "uncertain"``. A tree is taken from a
+dump that ran entirely inside a quiet interval showing the same frame (same PNG bytes),
+nearest in time; ``tree_lag_ms`` is its distance from the frame; with none the nearest dump
+is used and flagged ``tree = "uncertain"``.
 """
 
 from __future__ import annotations
@@ -29,12 +37,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+UPTIME_RESOLUTION = 0.01  # /proc/uptime prints centiseconds, truncated
+LATENCY_MARGIN = 0.005  # getevent's delivery latency left in the event offset (the minimum over the recording)
+
 
 @dataclass(frozen=True)
 class Frame:
     t0: float  # host monotonic: request sent
     t1: float  # host monotonic: PNG received
     sha: str
+    up: float | None = None  # device uptime (CLOCK_BOOTTIME) printed just before the grab
+    nbytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class Tree:
     xml: str
     package: str | None
     activity: str | None
+    up: float | None = None
 
 
 def sha(png: bytes) -> str:
@@ -51,17 +65,23 @@ def sha(png: bytes) -> str:
 
 
 class Clock:
-    """Host monotonic time <-> device input clock (see the module docstring)."""
+    """Host monotonic time, device uptime and the device input clock (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.from_events: float | None = None  # min(arrival - event time)
-        self.from_uptime: float | None = None
-        self.uptime_bound = float("inf")  # half the best uptime round trip
+        self.from_events: float | None = None  # min(arrival - event time): host = monotonic + this
+        self.from_uptime: float | None = None  # host = boottime + this
+        self.uptime_bound = float("inf")  # how far from_uptime may be off
+        self._range = (-float("inf"), float("inf"))  # what every uptime sample allows for from_uptime
 
     def uptime_sample(self, host_before: float, uptime: float, host_after: float) -> None:
-        half = (host_after - host_before) / 2
-        if half < self.uptime_bound:
-            self.uptime_bound, self.from_uptime = half, host_before + half - uptime
+        """One ``cat /proc/uptime`` round trip. Each sample bounds the offset: the uptime was read between
+        ``host_before`` and ``host_after`` and lies in [printed, printed + 10 ms); the bounds of all samples
+        are intersected (samples at different phases of the centisecond narrow it below the resolution)."""
+        lo, hi = max(self._range[0], host_before - uptime - UPTIME_RESOLUTION), min(self._range[1], host_after - uptime)
+        if lo > hi:  # inconsistent (the phone slept or the clocks were stepped): start again from this sample
+            lo, hi = host_before - uptime - UPTIME_RESOLUTION, host_after - uptime
+        self._range = (lo, hi)
+        self.from_uptime, self.uptime_bound = (lo + hi) / 2, (hi - lo) / 2
 
     def event(self, arrival: float, device_t: float) -> None:
         d = arrival - device_t
@@ -77,12 +97,34 @@ class Clock:
             raise ValueError("no clock sample yet")
         return self.from_uptime
 
+    @property
+    def shift(self) -> float:
+        """input clock = uptime + shift (minus the time asleep since boot; 0 before any event)."""
+        if self.from_events is None or self.from_uptime is None:
+            return 0.0
+        return self.from_uptime - self.from_events
+
+    @property
+    def error(self) -> float:
+        """Bound on ``shift``'s error, seconds."""
+        bound = self.uptime_bound if self.uptime_bound != float("inf") else UPTIME_RESOLUTION
+        return bound + LATENCY_MARGIN
+
     def to_device(self, host_t: float) -> float:
         return host_t - self.offset
 
+    def span(self, item: Frame | Tree, window: float) -> tuple[float, float]:
+        """When ``item`` was grabbed, on the input clock: (earliest, latest)."""
+        if item.up is None:
+            start = self.to_device(item.t0)
+            return start, start + window
+        at, err = item.up + self.shift, self.error
+        return at - err, at + err + UPTIME_RESOLUTION + window
+
     def report(self) -> dict:
         out = {"offset_s": round(self.offset, 6), "source": "getevent" if self.from_events is not None else "uptime",
-               "uptime_round_trip_bound_ms": round(1000 * self.uptime_bound, 2)}
+               "uptime_round_trip_bound_ms": round(1000 * self.uptime_bound, 2),
+               "uptime_shift_s": round(self.shift, 4), "uptime_error_ms": round(1000 * self.error, 1)}
         if self.from_events is not None and self.from_uptime is not None:
             out["getevent_vs_uptime_ms"] = round(1000 * (self.from_events - self.from_uptime), 2)
         return out
@@ -96,42 +138,94 @@ class Pairing:
 
 
 def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, grab_window: float,
-               settle: float) -> Pairing:
-    """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``."""
-    best, fallback = None, None
+               settle: float, up: float | None = None) -> Pairing:
+    """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``.
+
+    With no certain frame, the guess (flagged) is the first frame grabbed after the previous
+    action settled and before this one's lift at ``up`` (the screen changes at the lift), else
+    the last frame surely before ``down``.
+    """
+    best = fallback = during = None  # (frame, earliest grab, latest grab)
     for f in frames:
-        start = clock.to_device(f.t0)
-        end = start + grab_window
-        if end <= down:
-            fallback = f if fallback is None or f.t0 > fallback.t0 else fallback
-            if start >= prev_up + settle and (best is None or f.t0 > best.t0):
-                best = f
+        start, end = clock.span(f, grab_window)
+        if up is not None and start >= prev_up + settle and end <= up and (during is None or end < during[2]):
+            during = (f, start, end)
+        if end > down:
+            continue
+        if fallback is None or start > fallback[1]:
+            fallback = (f, start, end)
+        if start >= prev_up + settle and (best is None or start > best[1]):
+            best = (f, start, end)
+    fallback = during or fallback
     chosen = best or fallback
-    lag = None if chosen is None else round(1000 * (down - clock.to_device(chosen.t0) - grab_window), 1)
-    return Pairing(chosen, best is not None, lag)
+    lag = None if chosen is None else round(1000 * (down - chosen[2]), 1)
+    return Pairing(chosen[0] if chosen else None, best is not None, lag)
 
 
 def quiet_sha(frames: list[Frame], clock: Clock, start: float, end: float, grab_window: float) -> str | None:
     """The screen shown during a quiet interval (device times), if one certain frame is in it."""
-    inside = [f for f in frames if clock.to_device(f.t0) >= start and clock.to_device(f.t0) + grab_window <= end]
-    shas = {f.sha for f in inside}
+    spans = [(f, clock.span(f, grab_window)) for f in frames]
+    shas = {f.sha for f, (a, b) in spans if a >= start and b <= end}
     return shas.pop() if len(shas) == 1 else None
 
 
 def pair_tree(trees: list[Tree], quiet: list[tuple[float, float, str | None]], clock: Clock, frame_sha: str | None,
-              frame_t: float) -> tuple[Tree | None, bool, float | None]:
+              frame_t: float, dump_window: float) -> tuple[Tree | None, bool, float | None]:
     """(tree, same_screen, tree_lag_ms): a dump made inside a quiet interval showing ``frame_sha``, nearest in time."""
     if not trees:
         return None, False, None
 
     def mid(t: Tree) -> float:
-        return clock.to_device((t.t0 + t.t1) / 2)
+        a, b = clock.span(t, dump_window)
+        return (a + b) / 2
 
     good = []
     for t in trees:
-        a, b = clock.to_device(t.t0), clock.to_device(t.t1)
+        a, b = clock.span(t, dump_window)
         if frame_sha is not None and any(s <= a and b <= e and q == frame_sha for s, e, q in quiet):
             good.append(t)
     pool = good or trees
     chosen = min(pool, key=lambda t: abs(mid(t) - frame_t))
     return chosen, bool(good), round(1000 * abs(mid(chosen) - frame_t), 1)
+
+
+class FrameStore:
+    """PNG bytes by sha, oldest seen first: at most ``max_frames`` / ``max_bytes`` of them not pinned.
+
+    A screen is pinned once it is some action's paired screen (the episode needs it); the others
+    are candidates for actions still to come, and the ones seen longest ago go first. Dropping a
+    candidate can only turn a step ``uncertain`` (fewer frames to choose from), never mispair it.
+    """
+
+    def __init__(self, max_frames: int, max_bytes: int) -> None:
+        if max_frames < 1 or max_bytes < 1:
+            raise ValueError(f"frame caps must be positive (max_frames={max_frames}, max_bytes={max_bytes})")
+        self.max_frames, self.max_bytes = max_frames, max_bytes
+        self.pngs: dict[str, bytes] = {}
+        self.pinned: set[str] = set()
+        self.evicted = self.peak_unpinned = self.peak_unpinned_bytes = 0
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self.pngs
+
+    def __getitem__(self, digest: str) -> bytes:
+        return self.pngs[digest]
+
+    def add(self, digest: str, png: bytes) -> None:
+        self.pngs[digest] = self.pngs.pop(digest, png)  # seen again: now the newest
+        free = [d for d in self.pngs if d not in self.pinned]
+        size = sum(len(self.pngs[d]) for d in free)
+        while len(free) > 1 and (len(free) > self.max_frames or size > self.max_bytes):
+            size -= len(self.pngs.pop(free.pop(0)))  # never the frame just added (the newest)
+            self.evicted += 1
+        self.peak_unpinned = max(self.peak_unpinned, len(free))
+        self.peak_unpinned_bytes = max(self.peak_unpinned_bytes, size)
+
+    def pin(self, digest: str) -> None:
+        if digest in self.pngs:
+            self.pinned.add(digest)
+
+    def report(self) -> dict:
+        return {"max_frames": self.max_frames, "max_bytes": self.max_bytes, "evicted": self.evicted,
+                "peak_unpinned": self.peak_unpinned, "peak_unpinned_bytes": self.peak_unpinned_bytes,
+                "pinned": len(self.pinned)}

@@ -135,7 +135,7 @@ def record(
 
     Screens are captured continuously and each action is paired with the last frame
     shown before its touch-down; steps whose screen is not certain are flagged
-    (steps_meta pairing=uncertain). Press Enter when done, then mark success or failure;
+    (step meta pairing=uncertain). Press Enter when done, then mark success or failure;
     the episode (source human, verified by human) is written to the lake. If the phone is
     lost mid-recording, the steps so far are written as a partial, flagged episode.
 
@@ -162,6 +162,6 @@ def record(
     if episode.meta.get("partial"):
         err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "
                           f"partial episode[/yellow]")
-    uncertain = sum(m.get("pairing") == "uncertain" for m in episode.meta["steps_meta"])
+    uncertain = sum(s.meta.get("pairing") == "uncertain" for s in episode.steps)
     err_console.print(f"{len(episode.steps)} step(s) ({uncertain} flagged uncertain), outcome {episode.outcome}: "
                       f"{report.written} written, {report.quarantined} quarantined {report.errors or ''}")

@@ -23,8 +23,14 @@ Realism knobs (set as attributes, or ``configure``): ``capture_latency`` / ``dum
 is the rotated screen; ``wm size`` and the touch panel stay in the natural orientation),
 ``nav_mode`` (``3button``: Back/Home/Overview are taps on the nav bar; ``gestural``: edge
 and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
-``touch_protocol`` (``B``, ``A`` or ``single``), ``screen_on``, ``locked``, ``battery``
-(``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times.
+``touch_protocol`` (``B``, ``A`` or ``single``), ``suspended`` (seconds the phone slept since
+boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's CLOCK_MONOTONIC),
+``screen_on``, ``locked``, ``battery``
+(``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
+the lift is stamped when the device applies the action, however late the host wakes the finger up.
+``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
+screencap -p`` the ``cat`` runs up to ``exec_gap`` (default 20 ms) before the grab, as on a phone.
+``rotate(r)`` turns the phone mid-session (the display swaps sides; the panel stays natural).
 
 ``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
 screencaps or dumps fail the ways real ones do (tests of clients' retries and errors):
@@ -84,7 +90,8 @@ class VirtualDevice:
         self.capture_latency = self.dump_latency = self.grab_jitter = 0.0
         self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
         self.screen_on, self.locked, self.battery = True, False, 100
-        self._delay = 0.0
+        self.suspended, self.exec_gap = 0.0, 0.02
+        self._delay = self._uptime_lag = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
 
@@ -93,7 +100,7 @@ class VirtualDevice:
         with self.lock:
             for name, value in knobs.items():
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
-                                "touch_protocol", "screen_on", "locked", "battery"):
+                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
                 setattr(self, name, value)
             if self.nav_mode not in NAV_MODES:
@@ -124,7 +131,12 @@ class VirtualDevice:
             time.sleep(random.uniform(0, self.grab_jitter))  # the process starts before it grabs the frame
         with self.lock:
             self._delay = 0.0
-            result = run_line(self, line)
+            if "screencap" in line and "/proc/uptime" in line:
+                self._uptime_lag = random.uniform(0, self.exec_gap)
+            try:
+                result = run_line(self, line)
+            finally:
+                self._uptime_lag = 0.0
             delay = self._delay
         if delay:
             time.sleep(delay)  # encoding and transfer: the frame was taken at the start
@@ -304,8 +316,8 @@ class VirtualDevice:
     def _cmd_cat(self, args: list[str]) -> Result:
         out, err, code = bytearray(), bytearray(), 0
         for path in args:
-            if path == "/proc/uptime":
-                up = self.uptime()
+            if path == "/proc/uptime":  # CLOCK_BOOTTIME in centiseconds, truncated
+                up = int(100 * (self.uptime() + self.suspended - self._uptime_lag)) / 100
                 out += f"{up:.2f} {up * 1.7:.2f}\n".encode()
             elif path in self.files:
                 out += self.files[path]
@@ -412,7 +424,7 @@ class VirtualDevice:
                         time.sleep(us / 1e6)  # the finger is down; the screen has not changed yet
                     finally:
                         self.lock.acquire()
-                    self.emit(lines)
+                    self.emit(getevent.restamp_lift(lines, self.touch.now_us()))
                 self.phone.act(step)
                 self.phone.screenshot()  # composite the new frame now, as a display does, so a screencap
                 # waiting for the lock grabs it at once instead of rendering while the clock runs
@@ -442,6 +454,19 @@ class VirtualDevice:
         hold = 450 if a.key == "app_switch" else 0  # swipe up and hold: recents
         path = getevent.line_path(w // 2, h - 4, w // 2, int(h * 0.6), 260, hold)
         return [lambda: self.touch.touch([path], 260 + hold, self.rotation)]
+
+    def rotate(self, rotation: int) -> None:
+        """Turn the phone to ``rotation`` (0..3) now: the display swaps sides, the touch panel stays natural."""
+        from mockphone.layout import Display
+
+        if rotation not in (0, 1, 2, 3):
+            raise ValueError(f"rotation must be 0..3, not {rotation!r}")
+        with self.lock:
+            d = self.phone.display
+            if (rotation - self.rotation) % 2:
+                self.phone.display = Display(width=d.height, height=d.width, dpi=d.dpi)
+            self.rotation = rotation
+            self.phone.invalidate()
 
     def close(self) -> None:
         with self.lock:

@@ -80,6 +80,20 @@ def line_path(x: float, y: float, x2: float, y2: float, ms: int, hold_ms: int = 
     return [(x + (x2 - x) * i / n, y + (y2 - y) * i / n) for i in range(n + 1)] + [(x2, y2)] * (hold_ms // FRAME_MS)
 
 
+def restamp_lift(lines: list[str], now_us: int) -> list[str]:
+    """``lines`` with the last moment's lines (the lift) stamped ``now_us`` if that is later: the kernel
+    stamps a lift when the finger leaves the glass, and a host woken late from the gesture's sleep means
+    the finger stayed down longer (the screen changes only at the lift)."""
+    if not lines:
+        return lines
+    last = lines[-1][:18]
+    s, us = divmod(now_us, 1_000_000)
+    stamp = f"[{s:8d}.{us:06d}]"
+    if stamp <= last[:17]:
+        return lines
+    return [stamp + line[17:] if line.startswith(last) else line for line in lines]
+
+
 class TouchPanel:
     """Finger paths (screen pixels, rotated) to kernel event lines for one touchscreen."""
 

@@ -158,9 +158,25 @@ def test_gesture_navigation_swipes_are_keys(path, hold, key):
     assert same[0].type == "swipe"
 
 
+def windowed(xml: str) -> str:
+    """The dump as a real device writes it: the status bar and the navigation bar are windows of their own
+    (roots of the hierarchy next to the app's), not children of the app's root."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(xml.encode())
+    app = root[0]
+    bars = [n for n in app if n.get("package") == "com.android.systemui"]  # none: the mock dumps windows already
+    for bar in bars:
+        app.remove(bar)
+        root.append(bar)
+    return ET.tostring(root, encoding="unicode")
+
+
+@pytest.mark.parametrize("shape", ["one_root", "windows"])
 @pytest.mark.parametrize("rid, key", [("back", "back"), ("home", "home"), ("recent_apps", "app_switch")])
-def test_nav_bar_button_taps_are_keys(rid, key):
-    elements = parse_ui_tree(MockPhone(seed=0).ui_tree())
+def test_nav_bar_button_taps_are_keys(rid, key, shape):
+    xml = MockPhone(seed=0).ui_tree()
+    elements = parse_ui_tree(xml if shape == "one_root" else windowed(xml))
     button = next(e for e in elements if e.resource_id.endswith("/" + rid))
     panel = TouchPanel(1080, 2400)
     got, _ = replay(panel.lines(Action("tap", x=button.center[0], y=button.center[1]), None),

@@ -172,3 +172,63 @@ def test_garbage_in_the_getevent_stream_is_reported_in_meta(server, adb_phone):
     episode = rec.stop(success=False)
     assert [s.action.type for s in episode.steps] == ["tap"]
     assert episode.meta["getevent_garbage"]["lines"] == 2
+
+
+def test_rotation_between_two_taps_each_tap_lands_on_its_screens_pixel(server, adb_phone):
+    from datalake.types import png_size
+    from datalake.uitree import parse_ui_tree
+
+    vd = server.devices[0]
+    vd.phone.act(Action("open_app", app="contacts"))
+    rec = Recorder(adb_phone, "tap, turn the phone, tap Add").start()
+    replay(vd, rec, Action("tap", x=300, y=136))  # portrait, on the title (nothing happens)
+    vd.rotate(1)
+    add = next(e for e in parse_ui_tree(vd.phone.ui_tree()) if e.text == "Add")
+    assert rec.wait_observed_after(time.monotonic())
+    replay(vd, rec, Action("tap", x=add.center[0], y=add.center[1]))
+    episode = rec.stop(success=False)
+    first, second = (s.action for s in episode.steps)
+    assert (first.type, second.type) == ("tap", "tap")
+    assert abs(first.x - 300) <= 1 and abs(first.y - 136) <= 1
+    assert abs(second.x - add.center[0]) <= 1 and abs(second.y - add.center[1]) <= 1
+    assert second.element is not None and second.element.text == "Add"
+    assert [s.meta["rotation"] for s in episode.steps] == [0, 1]
+    assert [png_size(s.observation.screenshot) for s in episode.steps] == [(1080, 2400), (2400, 1080)]
+    assert episode.meta["rotations"] == [0, 1] and episode.device.extra["rotation"] == 0
+
+
+def test_step_facts_are_in_step_meta_and_in_the_lakes_pairing_column(server, adb_phone, lake):
+    vd = server.devices[0]
+    rec = Recorder(adb_phone, "open shop").start()
+    replay(vd, rec, Action("tap", x=540, y=1000))
+    episode = rec.stop(success=True)
+    assert "steps_meta" not in episode.meta
+    assert [s.meta["pairing"] for s in episode.steps] == ["ok", "ok"]
+    assert {"frame_lag_ms", "tree", "tree_lag_ms", "rotation", "flags"} <= set(episode.steps[0].meta)
+    lake.write_episodes([episode])
+    rows = lake.sql("SELECT step_index, pairing, json_extract(meta_json, '$.rotation') AS r FROM steps "
+                    "ORDER BY step_index").to_pylist()
+    assert [(r["pairing"], int(r["r"]) if r["r"] is not None else None) for r in rows] == [("ok", 0), ("ok", None)]
+
+
+def test_older_recordings_with_steps_meta_are_still_read_and_selected(lake):
+    import dataclasses
+
+    from annotate.push import select_steps
+    from collectors.operator import score
+    from collectors.recorder import step_meta
+    from datalake.types import Device, Episode, Observation, Step
+    from mockphone.phone import MockPhone
+
+    png = MockPhone(seed=0).screenshot()
+    steps = tuple(Step(Observation(screenshot=png), Action("tap", x=10 * i + 5, y=10)) for i in range(3))
+    old = Episode(instruction="old shape", source="human", device=Device(1080, 2400), steps=steps,
+                  meta={"steps_meta": [{"pairing": "certain"}, {"pairing": "uncertain"}, {"pairing": "certain"}]})
+    new = Episode(instruction="new shape", source="human", device=Device(1080, 2400),
+                  steps=tuple(dataclasses.replace(s, meta={"pairing": p}) for s, p in zip(steps, ["uncertain", "ok",
+                                                                                                    "ok"])))
+    assert [m["pairing"] for m in step_meta(old)] == ["certain", "uncertain", "certain"]
+    assert score(old, [png] * 3)["flagged"] == 1 and score(new, [png] * 3)["flagged"] == 1
+    lake.write_episodes([old, new])
+    picked = {(r["episode_id"], r["step_index"]) for r in select_steps(lake, "uncertain-pairing")}
+    assert picked == {(old.episode_id, 1), (new.episode_id, 0)}
