@@ -84,9 +84,13 @@ class RayBackend:
         self._actor_class = _actor_class(self.ray)
 
     def queues(self):
+        """Both queues live on the driver's node: losing another node never loses the queues."""
         from ray.util.queue import Queue
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        return Queue(actor_options={"num_cpus": 0}), Queue(actor_options={"num_cpus": 0})
+        here = NodeAffinitySchedulingStrategy(node_id=self.ray.get_runtime_context().get_node_id(), soft=True)
+        options = {"num_cpus": 0, "scheduling_strategy": here}
+        return Queue(actor_options=options), Queue(actor_options=options)
 
     def start(self, phone: str, kind: str, args: tuple) -> Any:
         options: dict[str, Any] = {"num_cpus": 0.5, "max_restarts": 0, "name": f"phoneloop-{self.run}-{phone}",
