@@ -118,7 +118,10 @@ class RayBackend:
                 self.ray.get(ref, timeout=30)
             except Exception:  # already reported as dead
                 pass
-            self.ray.kill(actor)
+            try:
+                self.ray.kill(actor)
+            except Exception:  # an actor on a node that is gone: nothing left to kill
+                pass
 
 
 def _check_reachable(address: str | None, timeout_s: float = 5.0) -> None:

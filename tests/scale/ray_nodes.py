@@ -26,6 +26,12 @@ import psutil
 from tests.s3_server import free_port
 
 RAY = str(Path(sys.executable).with_name("ray"))
+# `ray start` turns on token auth by itself when a ~/.ray/auth_token exists (another
+# cluster's on this machine), which its own clients then fail: this test cluster on
+# 127.0.0.1 runs without. (Ray dials this host's own interface address for 127.0.0.1:
+# the traffic never leaves the machine.) Drivers of these nodes run with ENV too.
+ENV = {**os.environ, "RAY_ADDRESS": "", "RAY_USAGE_STATS_ENABLED": "0",
+       "RAY_AUTH_MODE": "disabled"}
 
 
 def _ports(n: int) -> list[int]:
@@ -50,19 +56,23 @@ class RayNodes:
                "--dashboard-agent-listen-port", str(agent), "--dashboard-agent-grpc-port", str(grpc),
                "--runtime-env-agent-port", str(env_agent), "--metrics-export-port", str(metrics),
                "--min-worker-port", str(low), "--max-worker-port", str(low + 40), *args]
-        env = {**os.environ, "RAY_ADDRESS": "", "RAY_USAGE_STATS_ENABLED": "0"}
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                                start_new_session=True)
+        log = open(os.path.join(self.tmp, f"ray-start-{len(self.started)}.log"), "wb")
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=ENV, start_new_session=True)
+        log.close()
         self.started.add(proc.pid)
         return proc
 
     def __enter__(self) -> RayNodes:
-        self.head = self._start(["--head", "--port", str(self.port), "--temp-dir", self.tmp,
-                                 "--include-dashboard", "false",
-                                 "--resources", self.head_resources])
-        self.wait_nodes(1)
-        self.worker = self._start(["--address", self.address])
-        self.wait_nodes(2)
+        try:
+            self.head = self._start(["--head", "--port", str(self.port), "--temp-dir", self.tmp,
+                                     "--include-dashboard", "false", "--dashboard-port", str(free_port()),
+                                     "--resources", self.head_resources])
+            self.wait_nodes(1)
+            self.worker = self._start(["--address", self.address])
+            self.wait_nodes(2)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def wait_nodes(self, n: int, timeout_s: float = 120) -> None:
@@ -73,16 +83,25 @@ class RayNodes:
         while time.monotonic() < deadline:
             for proc in (self.head, self.worker):
                 if proc is not None and proc.poll() is not None:
-                    raise RuntimeError(f"ray start exited with {proc.returncode}")
+                    raise RuntimeError(f"ray start exited with {proc.returncode}: {self._log(proc)}")
             try:
                 out = subprocess.run([sys.executable, "-c", code, self.address], capture_output=True, text=True,
-                                     timeout=60, env={**os.environ, "RAY_ADDRESS": ""})
+                                     timeout=60, env=ENV)
                 if out.returncode == 0 and int(out.stdout.strip().splitlines()[-1]) >= n:
                     return
+                self.last_error = out.stderr[-2000:]
             except (subprocess.TimeoutExpired, ValueError, IndexError):
                 pass
             time.sleep(1)
-        raise RuntimeError(f"the Ray cluster at {self.address} did not reach {n} nodes in {timeout_s:.0f} s")
+        raise RuntimeError(f"the Ray cluster at {self.address} did not reach {n} nodes in {timeout_s:.0f} s: "
+                           f"{getattr(self, 'last_error', '')}")
+
+    def _log(self, proc: subprocess.Popen) -> str:
+        index = 0 if proc is self.head else 1
+        try:
+            return Path(self.tmp, f"ray-start-{index}.log").read_text(errors="replace")[-3000:]
+        except OSError:
+            return ""
 
     def processes(self, proc: subprocess.Popen) -> list[psutil.Process]:
         try:
