@@ -131,6 +131,8 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     jobs = jobs_for(spec)
     lake = Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
     lake.check_writable()
+    if not is_builtin(spec.policy) and spec.backend == "ray":  # one Ray actor serves every phone actor
+        return _rollout_served_on_ray(lake_uri, spec, len(phones), progress, adb_port)
     if not is_builtin(spec.policy):  # a local checkpoint: load it once here, serve the workers in batches
         server = _serve(lake_uri, spec.policy, len(phones))
         try:
@@ -144,6 +146,26 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     if todo:
         _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     return report
+
+
+def _rollout_served_on_ray(lake_uri, spec, phones: int, progress, adb_port) -> RolloutReport:
+    """The checkpoint in one batching Ray actor (``rollout.backends.serve_policy``) that
+    every phone actor calls, on whichever node; the policy keeps its own name in the lake."""
+    from rollout.backends import SERVED, RayBackend, serve_policy
+
+    RayBackend(address=spec.address)  # connects (or starts) the cluster
+    name = f"phoneloop-policy-{uuid.uuid4().hex[:12]}"
+    try:
+        actor = serve_policy(lake_uri, spec.policy, name, max_batch=phones)
+    except Exception as exc:  # a missing, broken or half-written checkpoint: a clear policy error
+        raise PolicyError(f"model {spec.policy!r} does not load: {type(exc).__name__}: {exc}"[:800]) from None
+    try:
+        return rollout(lake_uri, replace(spec, policy=SERVED + name, name=policy_identity(spec)),
+                       progress=progress, adb_port=adb_port)
+    finally:
+        import ray
+
+        ray.kill(actor)
 
 
 def _serve(lake_uri: str, ref: str, phones: int):
@@ -249,7 +271,7 @@ def _check_perturb(kind: str, perturb: str) -> None:
 
 def is_builtin(policy: str) -> bool:
     """oracle, random[:SEED] and http(s) endpoints; anything else is a local checkpoint."""
-    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://"))
+    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://", "ray-actor:"))
 
 
 def summary(lake: Lake, rollout_id: str) -> dict[str, Any]:
