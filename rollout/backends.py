@@ -61,8 +61,12 @@ class LocalBackend:
         return proc
 
     def dead(self, handle) -> bool:
-        """The worker is gone without having finished normally."""
-        return not handle.is_alive() and handle.exitcode not in (0, None)
+        """The worker process is gone. Asked only about workers whose ``done`` never arrived,
+        and only after the results queue stayed empty for a poll: a worker that exits sends
+        ``done`` first (its queue is flushed before the process ends), so a gone worker
+        without one died — even with exit code 0, e.g. when a killed sibling left a queue
+        lock held and its last messages could not be sent."""
+        return not handle.is_alive()
 
     def join(self, handles: list) -> None:
         for proc in handles:
