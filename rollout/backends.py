@@ -88,12 +88,11 @@ class RayBackend:
         self._actor_class = _actor_class(self.ray)
 
     def queues(self):
-        """Both queues live on the driver's node: losing another node never loses the queues."""
+        """Both queues live on the head node (Ray's ``node:__internal_head__`` resource): losing
+        any other node never loses them, and without the head there is no cluster anyway."""
         from ray.util.queue import Queue
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        here = NodeAffinitySchedulingStrategy(node_id=self.ray.get_runtime_context().get_node_id(), soft=True)
-        options = {"num_cpus": 0, "scheduling_strategy": here}
+        options = {"num_cpus": 0, "resources": {"node:__internal_head__": 0.001}}
         return Queue(actor_options=options), Queue(actor_options=options)
 
     def start(self, phone: str, kind: str, args: tuple) -> Any:
