@@ -291,8 +291,13 @@ def check_lake(lake: Any) -> Any:
 
 def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, seeds: Iterable[int] = (0,),
                        host: str = "127.0.0.1", port: int | None = None, adb: list[str] | None = None,
-                       options: FarmOptions | None = None, **kw: Any) -> CollectReport:
-    """Run every (task, seed) job from one queue over the phones of one or more adb servers."""
+                       options: FarmOptions | None = None, backend: str = "local", address: str | None = None,
+                       **kw: Any) -> CollectReport:
+    """Run every (task, seed) job from one queue over the phones of one or more adb servers
+    (``backend="ray"``: one Ray actor per phone, see ``collectors.farm_ray``)."""
+    from rollout.backends import check_backend
+
+    check_backend(backend, address)
     opts = options or FarmOptions(**kw)
     load_policy_factory(opts.policy)
     target = check_lake(lake)
@@ -300,6 +305,10 @@ def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, s
     refs, problems = resolve_phones(list(serials), servers)
     if not refs:
         raise DeviceNotFound("no usable phone: " + ("; ".join(problems) or "the adb servers list no phones"))
+    if backend == "ray":
+        from collectors.farm_ray import collect_on_ray
+
+        return collect_on_ray(target, refs, list(tasks), list(seeds), opts, problems, address)
     jobs = JobQueue(Job(t, s) for t in tasks for s in list(seeds))
     out, stop = _Results(errors=list(problems)), threading.Event()
     threads = [threading.Thread(target=_worker, args=(r, jobs, out, opts, stop), name=f"farm-{r.label}", daemon=True)

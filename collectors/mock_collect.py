@@ -6,13 +6,18 @@
 1. Jobs: ``episodes`` (task, seed) pairs cycling over the selected tasks; job ``i`` runs
    task ``i mod T`` with seed ``seed + i div T``. Task parameters, the phone's app data
    and its perturbations all derive from that seed.
-2. Workers: ``workers`` spawned processes pull jobs from one queue. Each plans the
-   episode's noise and detours by rehearsing it on a scratch phone
-   (``collectors.human``), records it on its own MockPhone, and writes its finished
-   episodes to the lake every ``batch`` episodes or ``flush_s`` seconds (one commit
-   each), so a kill loses at most the unwritten ones. A worker whose parent is gone stops.
-3. The parent streams progress, and reports a worker that dies with the task and seed
-   it was running; the other workers' episodes are kept.
+2. Workers: ``workers`` phone slots — spawned processes, or with ``backend="ray"`` one
+   Ray actor each (``rollout.backends``; the same ``Pool`` schedules rollouts) — pull
+   jobs from one queue. Each plans the episode's noise and detours by rehearsing it on a
+   scratch phone (``collectors.human``), records it on its own MockPhone, and writes its
+   finished episodes to the lake every ``batch`` episodes or ``flush_s`` seconds (one
+   commit each), so a kill loses at most the unwritten ones. A process whose parent is
+   gone stops.
+3. The parent streams progress. A worker that dies is reported with the task and seed it
+   was running; that job goes back to the queue, and after the pass every job whose
+   episode is not in the lake (finished but unwritten on the dead worker) runs once more
+   on the workers still alive. Episode ids are content hashes of a deterministic
+   recording, so a rerun writes nothing twice (``skipped``).
 
 Episodes carry ``source=oracle``, device kind ``mock``, ``meta.phone="mock"``,
 ``meta.seed``, ``meta.perturbation`` (profile and seed), the noise and detour rates,
@@ -33,7 +38,9 @@ from typing import Any, Callable
 from collectors.errors import CollectorError, EpisodeAborted
 from collectors.human import HumanOracle, plan_variant
 from collectors.loop import run_episode
-from datalake.lake import Lake, spawn_context
+from datalake.lake import Lake
+
+WORKER = "collectors.mock_collect:work"
 
 ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
 
@@ -48,6 +55,8 @@ class MockCollectSpec:
     perturb: str = "none"  # perturbation profile: none, light, real-like, heavy, or a YAML path
     seed: int = 0  # first seed
     locale: str = "en-US"  # the phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
+    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone slot), see rollout.backends
+    address: str | None = None  # Ray cluster address (auto, HOST:PORT, ray://HOST:PORT); None starts a local one
     batch: int = 8  # episodes per lake commit from a worker
     flush_s: float = 5.0  # ... or sooner, once this many seconds passed since its last commit
 
@@ -57,8 +66,15 @@ class MockCollectSpec:
 
         if self.episodes < 1:
             raise ValueError(f"--episodes must be at least 1, got {self.episodes}")
+        from rollout.backends import check_backend
+        from rollout.errors import RolloutError
+
+        try:
+            check_backend(self.backend, self.address)
+        except RolloutError as exc:
+            raise ValueError(str(exc)) from None
         cores = os.cpu_count() or 1
-        if not 1 <= self.workers <= cores:
+        if self.workers < 1 or (self.backend == "local" and self.workers > cores):
             raise ValueError(f"--workers must be between 1 and the {cores} CPU core(s) here, got {self.workers}")
         for name in ("noise", "detours"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -117,47 +133,71 @@ def jobs_for(spec: MockCollectSpec) -> list[tuple[str, int]]:
 
 def collect_mock(lake_uri: str, spec: MockCollectSpec, *,
                  progress: Callable[[MockCollectReport], None] | None = None) -> MockCollectReport:
-    """Run every job over ``spec.workers`` spawned workers; see the module docstring."""
+    """Run every job over ``spec.workers`` workers (spawned processes or Ray actors); see the module docstring."""
+    from rollout.backends import make_backend
+
     spec.check()
-    jobs = jobs_for(spec)
-    Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
-    ctx = spawn_context()
-    todo, results = ctx.Queue(), ctx.Queue()
-    for job in jobs:
-        todo.put(job)
-    for _ in range(spec.workers):
-        todo.put(None)
+    jobs = [{"task": t, "seed": s} for t, s in jobs_for(spec)]
+    lake = Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
     report = MockCollectReport()
     start = time.perf_counter()
-    workers = [ctx.Process(target=_worker, args=(lake_uri, asdict(spec), w, os.getpid(), todo, results), daemon=True)
-               for w in range(spec.workers)]
-    for w in workers:
-        w.start()
-    report.workers = {i: w.pid for i, w in enumerate(workers)}
-    running = report.running
-    finished: set[int] = set()
-    while len(finished) < len(workers):
-        try:
-            message = results.get(timeout=0.5)
-        except queue_module.Empty:
-            _check_dead(workers, finished, running, report)
-            continue
-        _absorb(report, message, running, finished)
-        report.elapsed_s = time.perf_counter() - start
-        if progress is not None:
-            progress(report)
-    for w in workers:
-        w.join()
+    backend = make_backend(spec.backend, spec.address, target=WORKER)
+    died = _pass(backend, lake_uri, spec, list(range(spec.workers)), jobs, report, start, progress)
+    if died:  # episodes a dead worker finished but had not written yet: run them again on the others
+        missing = _missing(lake, jobs)
+        live = [w for w in range(spec.workers) if w not in died]
+        if missing and live:
+            report.errors.append(f"{len(missing)} job(s) had no episode in the lake after a worker died: "
+                                 "run again")
+            _pass(backend, lake_uri, spec, live, missing, report, start, progress)
+        elif missing:
+            report.errors.append(f"{len(missing)} job(s) not run: no worker left")
     report.elapsed_s = time.perf_counter() - start
     return report
 
 
-def _absorb(report: MockCollectReport, message: dict, running: dict, finished: set) -> None:
-    kind, worker = message["kind"], message["worker"]
-    if kind == "start":
-        running[worker] = (message["task"], message["seed"])
-    elif kind == "episode":
-        running[worker] = None
+def _pass(backend, lake_uri: str, spec: MockCollectSpec, workers: list[int], jobs: list[dict],
+          report: MockCollectReport, start: float, progress) -> set[int]:
+    """One pass of ``jobs`` over ``workers`` (``rollout.backends.Pool``: the rollout's scheduling);
+    returns the workers that died."""
+    from rollout.backends import Pool
+
+    pool = Pool(backend, "mock", workers, jobs, (lake_uri, asdict(spec)))
+    report.workers.update({w: h.pid for w, h in pool.workers.items() if hasattr(h, "pid")})
+    died: set[int] = set()
+
+    def on_death(worker, handle, job) -> None:
+        died.add(worker)
+        where = f" while running {job['task']} seed {job['seed']}" if job else ""
+        how = f" (pid {handle.pid}) died with exit code {handle.exitcode}" if hasattr(handle, "pid") else " died"
+        report.errors.append(f"worker {worker}{how}{where}; its job moves to another worker, its written "
+                             "episodes are kept")
+
+    def tick() -> None:
+        report.running.update({w: (j["task"], j["seed"]) if j else None for w, j in pool.in_flight.items()})
+        report.elapsed_s = time.perf_counter() - start
+        if progress is not None:
+            progress(report)
+
+    left = pool.run(lambda message: _absorb(report, message), on_death=on_death, progress=tick)
+    if left:
+        report.errors.append(f"{left} job(s) not run: no worker left")
+    return died
+
+
+def _missing(lake: Lake, jobs: list[dict]) -> list[dict]:
+    """Jobs with no oracle mock episode for their (task, seed) in the lake."""
+    lake.invalidate()
+    rows = lake.sql("SELECT task, json_extract(meta_json, '$.seed')::INT AS seed FROM episodes "
+                    "WHERE source = 'oracle' AND json_extract_string(meta_json, '$.phone') = 'mock'").to_pylist()
+    have = {(r["task"], r["seed"]) for r in rows}
+    return [job for job in jobs if (job["task"], job["seed"]) not in have]
+
+
+def _absorb(report: MockCollectReport, message: dict) -> int:
+    """Count one worker message into the report; 1 when it ends a job."""
+    kind = message["kind"]
+    if kind == "episode":
         report.episodes += 1
         report.outcomes[message["outcome"]] = report.outcomes.get(message["outcome"], 0) + 1
         report.detoured += int(message["detoured"])
@@ -167,23 +207,12 @@ def _absorb(report: MockCollectReport, message: dict, running: dict, finished: s
         report.quarantined += message["quarantined"]
         report.errors.extend(message["reasons"])
     elif kind == "error":
-        running[worker] = None
         report.errors.append(message["error"])
-    elif kind == "done":
-        finished.add(worker)
+    return int(kind == "episode" or (kind == "error" and message.get("job") is not None))
 
 
-def _check_dead(workers: list, finished: set, running: dict, report: MockCollectReport) -> None:
-    for i, w in enumerate(workers):
-        if i not in finished and not w.is_alive():
-            finished.add(i)
-            job = running.get(i)
-            where = f" while running {job[0]} seed {job[1]}" if job else ""
-            report.errors.append(f"worker {i} (pid {w.pid}) died with exit code {w.exitcode}{where}; "
-                                 "its unwritten episodes are lost, the other workers' are kept")
-
-
-def _worker(lake_uri: str, spec_dict: dict, index: int, parent: int, todo, results) -> None:
+def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int | None = None) -> None:
+    """One worker's main loop (a spawned process or a Ray actor): jobs in, episodes to the lake in batches."""
     from mockphone.phone import MockPhone
     from mockphone.perturb import load_profile
 
@@ -194,34 +223,36 @@ def _worker(lake_uri: str, spec_dict: dict, index: int, parent: int, todo, resul
     batch: list = []
     last = time.monotonic()
     try:
-        while os.getppid() == parent:  # an orphaned worker stops
-            job = todo.get()
+        while parent is None or os.getppid() == parent:  # an orphaned process stops
+            try:
+                job = todo.get(timeout=1.0)
+            except queue_module.Empty:
+                continue
             if job is None:
                 break
-            results.put({"kind": "start", "worker": index, "task": job[0], "seed": job[1]})
+            results.put({"kind": "started", "phone": worker, "job": job})
             try:
-                episode = _one(phone, lambda: MockPhone(perturbations=profile, locale=spec.locale), job, spec, index,
-                               results)
+                episode = _one(phone, lambda: MockPhone(perturbations=profile, locale=spec.locale), job, spec, worker, results)
             except Exception as exc:  # noqa: BLE001  one broken task must not cost the other episodes
-                results.put({"kind": "error", "worker": index,
-                             "error": f"{job[0]} seed {job[1]}: crashed: {type(exc).__name__}: {exc}"})
+                results.put({"kind": "error", "phone": worker, "job": job,
+                             "error": f"{job['task']} seed {job['seed']}: crashed: {type(exc).__name__}: {exc}"})
                 phone = MockPhone(perturbations=profile, locale=spec.locale)
                 continue
             if episode is not None:
                 batch.append(episode)
             if len(batch) >= spec.batch or (batch and time.monotonic() - last >= spec.flush_s):
-                _flush(lake, batch, index, results)
+                _flush(lake, batch, worker, results)
                 last = time.monotonic()
-        _flush(lake, batch, index, results)
+        _flush(lake, batch, worker, results)
     finally:
-        results.put({"kind": "done", "worker": index})
+        results.put({"kind": "done", "phone": worker})
 
 
-def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: int, results):
+def _one(phone, make_phone, job: dict, spec: MockCollectSpec, index: int, results):
     from mockphone.errors import MockPhoneError
     from mockphone.tasks import registry
 
-    name, seed = job
+    name, seed = job["task"], job["seed"]
     cls = registry.get(name)
     try:
         plan = plan_variant(make_phone, cls, seed, noise=spec.noise, detours=spec.detours,
@@ -231,7 +262,8 @@ def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: 
         meta = {"phone": "mock", "worker": index, "noise": spec.noise, "detours": spec.detours}
         episode = run_episode(phone, policy, task, seed=seed, max_steps=ORACLE_MAX_STEPS, meta=meta)
     except (CollectorError, EpisodeAborted, MockPhoneError) as exc:
-        results.put({"kind": "error", "worker": index, "error": f"{name} seed {seed}: {type(exc).__name__}: {exc}"})
+        results.put({"kind": "error", "phone": index, "job": job,
+                     "error": f"{name} seed {seed}: {type(exc).__name__}: {exc}"})
         return None
     labels = {"detour_steps": policy.steps_labelled("detour"), "noise_steps": policy.steps_labelled("noise")}
     if policy.detour_kind is not None:
@@ -241,7 +273,7 @@ def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: 
                                       else "oracle", **({"detour_kind": policy.detour_kind} if i in detour else {})})
                   for i, step in enumerate(episode.steps))
     episode = replace(episode, steps=steps, meta={**episode.meta, **labels})
-    results.put({"kind": "episode", "worker": index, "outcome": episode.outcome,
+    results.put({"kind": "episode", "phone": index, "job": job, "outcome": episode.outcome,
                  "detoured": bool(labels["detour_steps"])})
     return episode
 
@@ -249,6 +281,6 @@ def _one(phone, make_phone, job: tuple[str, int], spec: MockCollectSpec, index: 
 def _flush(lake: Lake, batch: list, index: int, results) -> None:
     if batch:
         written = lake.write_episodes(batch, origin="collect")
-        results.put({"kind": "written", "worker": index, "written": written.written, "skipped": written.skipped,
+        results.put({"kind": "written", "phone": index, "written": written.written, "skipped": written.skipped,
                      "quarantined": written.quarantined, "reasons": list(written.reasons)})
         batch.clear()

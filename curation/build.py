@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Callable
@@ -40,6 +41,7 @@ from curation.ops.redact import redaction_summary
 from curation.recipe import EXCLUDES, Recipe
 from curation.report import render_report
 from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
+from datalake import storage
 from datalake.schema import now
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
@@ -110,17 +112,15 @@ def select(snapshot, recipe: Recipe) -> list[str]:
 def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, progress, max_shard_bytes):
     version = next_version(lake, recipe.name)
     parents = [v.ref for v in list_versions(lake, recipe.name)][-1:]
-    tmp = datasets_root(lake) / recipe.name / f".tmp-{uuid.uuid4().hex}"
-    tmp.mkdir(parents=True)
+    remote = storage.is_remote(lake.uri)  # an object-store lake: build in a local folder, then upload it
+    tmp = Path(tempfile.mkdtemp(prefix="phoneloop-dataset-")) if remote else \
+        datasets_root(lake) / recipe.name / f".tmp-{uuid.uuid4().hex}"
+    tmp.mkdir(parents=True, exist_ok=True)
     try:
         exports, fingerprint, counts = write_folder(tmp, f"{recipe.name}@v{version}", recipe, ws, ctx,
                                                     table_versions, ops_log, details, splits, progress,
                                                     max_shard_bytes, parents=parents)
-        final = dataset_dir(lake, recipe.name, version, fingerprint)
-        if final.exists():
-            raise CurationError(f"{final} already exists: another build registered "
-                                f"{recipe.name}@v{version} meanwhile; run again")
-        tmp.rename(final)
+        final = _place(lake, tmp, recipe.name, version, fingerprint, remote)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -131,9 +131,37 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
     try:
         register(lake, dv, now())
     except BaseException:
-        shutil.rmtree(final, ignore_errors=True)
+        if remote:
+            storage.remove_folder(final, lake.storage_options)
+        else:
+            shutil.rmtree(final, ignore_errors=True)
         raise
     return dv
+
+
+def _place(lake, tmp: Path, name: str, version: int, fingerprint: str, remote: bool) -> Path | str:
+    """Move the finished folder to ``<lake>/datasets/<name>/v<N>-<fp>``: a rename on a local
+    lake; on object storage an upload of its files (the row registered afterwards is what
+    makes the version exist, so a half-uploaded folder is never read as a dataset)."""
+    if not remote:
+        final = dataset_dir(lake, name, version, fingerprint)
+        if final.exists():
+            raise CurationError(f"{final} already exists: another build registered {name}@v{version} meanwhile; "
+                                "run again")
+        tmp.rename(final)
+        return final
+    final_uri = f"{lake.uri.rstrip('/')}/datasets/{name}/v{version}-{fingerprint[:12]}"
+    if storage.exists(final_uri, lake.storage_options):
+        raise CurationError(f"{final_uri} already exists: another build registered {name}@v{version} meanwhile; "
+                            "run again")
+    try:
+        storage.upload_folder(tmp, final_uri, lake.storage_options)
+    except OSError as exc:
+        storage.remove_folder(final_uri, lake.storage_options)
+        raise CurationError(f"uploading {name}@v{version} to {final_uri} failed: {exc}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final_uri
 
 
 def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, details, splits, progress,
@@ -267,19 +295,25 @@ def rebuild(lake, ref: str, *, progress: Progress | None = None,
     original = get_version(lake, ref)
     recipe = parse_recipe(original.recipe, source=f"{original.ref} recipe")
     prepared = prepare(lake, recipe, as_of=original.table_versions, progress=progress)
-    tmp = datasets_root(lake) / recipe.name / f".rebuild-{uuid.uuid4().hex}"
-    tmp.mkdir(parents=True)
+    remote = storage.is_remote(lake.uri)
+    tmp = Path(tempfile.mkdtemp(prefix="phoneloop-rebuild-")) if remote else \
+        datasets_root(lake) / recipe.name / f".rebuild-{uuid.uuid4().hex}"
+    tmp.mkdir(parents=True, exist_ok=True)
     try:
         exports, fingerprint, counts = write_folder(tmp, original.ref, *prepared, progress, max_shard_bytes,
                                                     parents=original.parents)
-        differing = _differing_files(Path(original.path), tmp, exports)
+        differing = _differing_files(original.path, tmp, exports, lake.storage_options if remote else None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"ref": original.ref, "fingerprint": fingerprint, "original_fingerprint": original.fingerprint,
             "same": fingerprint == original.fingerprint, "counts": counts, "differing_files": differing}
 
 
-def _differing_files(original: Path, rebuilt: Path, exports: dict) -> list[str]:
+def _differing_files(original: str, rebuilt: Path, exports: dict, storage_options: dict | None = None) -> list[str]:
     files = sorted(rel for splits in exports.values() for info in splits.values() for rel in info["files"])
+    if storage.is_remote(original):
+        return [rel for rel in files
+                if storage.read_bytes(f"{original.rstrip('/')}/{rel}", storage_options) != (rebuilt / rel).read_bytes()]
+    folder = Path(original)
     return [rel for rel in files
-            if not (original / rel).is_file() or (original / rel).read_bytes() != (rebuilt / rel).read_bytes()]
+            if not (folder / rel).is_file() or (folder / rel).read_bytes() != (rebuilt / rel).read_bytes()]

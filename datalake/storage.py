@@ -70,3 +70,45 @@ def with_defaults(uri: str, storage_options: dict[str, str] | None) -> dict[str,
     if not keys & {"conditional_put", "aws_conditional_put", "aws_s3_locking_provider", "s3_locking_provider"}:
         options["conditional_put"] = "etag"
     return options
+
+
+def is_remote(uri: str) -> bool:
+    """An object-store URI (s3://, gs://, az://, abfs://...), not a local folder."""
+    return "://" in str(uri) and urlparse(str(uri)).scheme not in ("", "file")
+
+
+def exists(uri: str, storage_options: dict[str, str] | None = None) -> bool:
+    """Anything stored at ``uri``: a file, or a folder (a prefix with objects under it)."""
+    fs, path = filesystem(uri, storage_options)
+    info = fs.get_file_info(path)
+    if info.type == pafs.FileType.File:
+        return True
+    if info.type == pafs.FileType.Directory:
+        return bool(fs.get_file_info(pafs.FileSelector(path, allow_not_found=True, recursive=False)))
+    return False
+
+
+def upload_folder(folder: str | os.PathLike, uri: str, storage_options: dict[str, str] | None = None,
+                  threads: int = 8) -> None:
+    """Copy a local folder's files to ``uri`` (``pyarrow.fs.copy_files``, ``threads`` uploads at once)."""
+    fs, path = filesystem(uri, storage_options)
+    pafs.copy_files(str(folder), path, source_filesystem=pafs.LocalFileSystem(), destination_filesystem=fs,
+                    use_threads=threads > 1)
+
+
+def remove_folder(uri: str, storage_options: dict[str, str] | None = None) -> None:
+    fs, path = filesystem(uri, storage_options)
+    try:
+        fs.delete_dir(path)
+    except (FileNotFoundError, OSError):
+        pass
+
+
+def read_bytes(uri: str, storage_options: dict[str, str] | None = None) -> bytes | None:
+    """A file's bytes, or None when there is none."""
+    fs, path = filesystem(uri, storage_options)
+    try:
+        with fs.open_input_stream(path) as f:
+            return f.read()
+    except (FileNotFoundError, OSError):
+        return None

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from phoneloop.cli_lake import LakeOpt
+from phoneloop.cli_phones import AddressOpt, BackendOpt, PerturbOpt, episode_bars
 from phoneloop.output import err_console, fail, print_json
 
 collect_app = typer.Typer(help="Collect episodes on mock and adb phones into the lake.", no_args_is_help=True)
@@ -30,6 +31,8 @@ def run(
     policy: Annotated[str, typer.Option(help="'oracle' or module:callable(phone, task) -> Policy.")] = "oracle",
     max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 30,
     port: PortOpt = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Run a policy on tasks and write the episodes (verified where a verifier exists) to the lake.
@@ -37,6 +40,9 @@ def run(
     On adb phones, jobs come from one queue: an idle, healthy phone takes the next one; an
     episode cut by a phone going offline is kept (failure_reason device_offline, not counted
     against the policy) and retried on another phone.
+
+    With --backend ray each phone is a Ray actor on the node that advertises the resource
+    adb:SERIAL (the node whose adb server sees it); the lake must be reachable from every node.
 
     Example: phoneloop collect run --task 'app:settings' --seeds 3 --adb 127.0.0.1:5037 --adb 10.0.0.7:5037
     """
@@ -46,19 +52,23 @@ def run(
     from datalake.errors import LakeError
     from mockphone.errors import UnknownTask
     from mockphone.tasks import registry
+    from rollout.errors import RolloutError
 
     try:
         names = [cls.name() for cls in registry.select(task)]
         if serial or adb:
             report = collect_on_devices(lake, list(serial or []), names, seeds=range(seeds), port=port,
                                         adb=list(adb) if adb else None, policy=policy, max_steps=max_steps,
-                                        min_battery=min_battery)
+                                        min_battery=min_battery, backend=backend, address=address)
         else:
+            if backend != "local":
+                raise ValueError("--backend ray needs adb phones (--serial or --adb); the in-process mock phone "
+                                 "is local (for mock phones on Ray: phoneloop collect mock --backend ray)")
             from mockphone import MockPhone
 
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
-    except (UnknownTask, CollectorError, LakeError, ValueError, ImportError, AttributeError) as exc:
+    except (UnknownTask, CollectorError, LakeError, RolloutError, ValueError, ImportError, AttributeError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.__dict__)
@@ -69,15 +79,12 @@ def run(
             err_console.print(f"  [yellow]{line}[/yellow]")
 
 
-PerturbOpt = Annotated[str, typer.Option("--perturb", help="Perturbation profile: none, light, real-like, heavy, "
-                                         "or a YAML of per-kind rates.")]
-
-
 @collect_app.command("mock")
 def mock(
     tasks: Annotated[str, typer.Option("--tasks", "-t", help="Task selector (e.g. 'app:shop', 'category:mini-app').")],
     episodes: Annotated[int, typer.Option("--episodes", "-n", help="Episodes in all, cycling over the tasks.")],
-    workers: Annotated[int, typer.Option("--workers", "-w", help="Spawned worker processes (<= CPU cores).")] = 1,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="Phone slots: spawned processes (<= CPU cores) "
+                                                              "or, with --backend ray, Ray actors.")] = 1,
     noise: Annotated[float, typer.Option(help="Share of actions done like a human: jittered taps, pauses, "
                                               "typing in bursts.")] = 0.0,
     detours: Annotated[float, typer.Option(help="Share of episodes with one recoverable mistake (labelled).")] = 0.0,
@@ -85,6 +92,8 @@ def mock(
     seed: Annotated[int, typer.Option(help="First seed (task params, app data and interruptions).")] = 0,
     locale: Annotated[str, typer.Option("--locale", help="Phones' locale: en-US or zh-CN (screens and "
                                                          "instructions; recorded as meta.locale).")] = "en-US",
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
     lake: LakeOpt = "./lake",
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -93,23 +102,24 @@ def mock(
     Example: phoneloop collect mock --tasks app:settings --episodes 10 --locale zh-CN
 
     Example: phoneloop collect mock --tasks app:shop --episodes 40 --workers 2 --noise 0.2 --detours 0.3 --perturb real-like
-    """
-    from rich.progress import TextColumn
 
+    On a Ray cluster (one actor per phone slot; the lake must be reachable from every node):
+    phoneloop collect mock --tasks all --episodes 1000 --workers 32 --backend ray --address auto --lake s3://bucket/lake
+    """
     from collectors.mock_collect import MockCollectSpec, collect_mock
     from datalake.errors import LakeError
     from mockphone.errors import UnknownTask
-    from phoneloop.output import progress_bars
+    from rollout.errors import RolloutError
 
     spec = MockCollectSpec(tasks=tasks, episodes=episodes, workers=workers, noise=noise, detours=detours,
-                           perturb=perturb, seed=seed, locale=locale)
+                           perturb=perturb, seed=seed, backend=backend, address=address,
+                           locale=locale)
     try:
         spec.check()
-        with progress_bars(TextColumn("{task.fields[speed]} ep/s, success {task.fields[rate]}")) as bar:
-            row = bar.add_task("collect mock", total=episodes, speed="-", rate="-")
-            report = collect_mock(lake, spec, progress=lambda r: bar.update(
-                row, completed=r.episodes, speed=f"{r.episodes_per_s:.1f}", rate=f"{100 * r.success_rate:.0f}%"))
-    except (UnknownTask, LakeError, ValueError) as exc:
+        with episode_bars() as bar:
+            update = bar("collect mock", episodes)
+            report = collect_mock(lake, spec, progress=lambda r: update(r.episodes, r.success_rate))
+    except (UnknownTask, LakeError, RolloutError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.progress import TextColumn
-
 from datalake.errors import LakeError
 from phoneloop.cli_lake import JsonOpt, LakeOpt
-from phoneloop.output import console, fail, print_json, progress_bars
+from phoneloop.cli_phones import AddressOpt, BackendOpt, PerturbOpt, episode_bars
+from phoneloop.output import console, fail, print_json
 from rollout.errors import RolloutError
 
 PhonesOpt = Annotated[str, typer.Option("--phones", help="mock:N or adb:SERIAL[,SERIAL...].")]
@@ -19,13 +18,6 @@ StyleOpt = Annotated[str, typer.Option("--style", help="Model output format: qwe
 CoordsOpt = Annotated[str, typer.Option("--coords", help="Model coordinates: abs, resized, rel1000, rel1.")]
 ModelOpt = Annotated[str, typer.Option("--model", help="Model name sent to an endpoint.")]
 AdbPortOpt = Annotated[int | None, typer.Option("--adb-port", help="adb server port for adb: phones.")]
-BackendOpt = Annotated[str, typer.Option("--backend", help="local: one spawned process per phone; ray: one Ray "
-                                                           "actor per phone (see docs/scale.md).")]
-AddressOpt = Annotated[str | None, typer.Option("--address", help="Ray cluster for --backend ray: auto, "
-                                                                  "ray://HOST:PORT or HOST:PORT (default: start "
-                                                                  "a local one).")]
-PerturbOpt = Annotated[str, typer.Option("--perturb", help="Mock phones' perturbations: none, light, real-like, "
-                                         "heavy, or a YAML of per-kind rates.")]
 LocaleOpt = Annotated[str, typer.Option("--locale", help="Mock phones' locale: en-US or zh-CN (screens and "
                                         "instructions; recorded as meta.locale).")]
 ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
@@ -56,10 +48,6 @@ def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
 
     return RolloutSpec(policy=policy, tasks=tasks, phones=phones, episodes=episodes, round=round_,
                        max_steps=max_steps, options=options, **extra)
-
-
-def _bar():
-    return progress_bars(TextColumn("success {task.fields[rate]}"))
 
 
 def rollout(
@@ -104,10 +92,9 @@ def rollout(
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
                      locale=locale, backend=backend, address=address)
         total = len(jobs_for(spec))
-        with _bar() as bar:
-            task = bar.add_task(f"rollout {policy}", total=total, rate="-")
-            report = run(lake, spec, adb_port=adb_port, progress=lambda r: bar.update(
-                task, completed=r.episodes, rate=f"{100 * r.success_rate:.0f}%"))
+        with episode_bars() as bar:
+            update = bar(f"rollout {policy}", total)
+            report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
     except (RolloutError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
@@ -171,13 +158,13 @@ def eval_(
         spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb,
                      locale=locale, backend=backend, address=address)
         total = len(jobs_for(spec))
-        with _bar() as bar:
+        with episode_bars() as bar:
             bars: dict[str, object] = {}
 
             def update(p, r):
                 if p not in bars:
-                    bars[p] = bar.add_task(f"eval {p}", total=total, rate="-")
-                bar.update(bars[p], completed=r.episodes + r.skipped, rate=f"{100 * r.success_rate:.0f}%")
+                    bars[p] = bar(f"eval {p}", total)
+                bars[p](r.episodes + r.skipped, r.success_rate)
 
             report = evaluate(lake, names, spec, progress=update)
     except (RolloutError, LakeError, ValueError) as exc:

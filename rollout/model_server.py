@@ -39,13 +39,14 @@ class _Request:
 class ModelServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, model: Any, processor: Any, *, max_batch: int = 8, max_wait_ms: float = 20.0):
+    def __init__(self, model: Any, processor: Any, *, max_batch: int = 8, max_wait_ms: float = 20.0,
+                 max_queue: int = 64):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.model, self.processor = model, processor
         self.max_batch, self.max_wait = max_batch, max_wait_ms / 1000
         self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         self.batch_sizes: list[int] = []
-        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._queue: queue.Queue[_Request | None] = queue.Queue(maxsize=max_queue)  # full: callers wait
         self._loops = [threading.Thread(target=self.serve_forever, daemon=True),
                          threading.Thread(target=self._batcher, daemon=True)]
 
@@ -57,14 +58,17 @@ class ModelServer(ThreadingHTTPServer):
 
         return cls(*load_model(resolve_model(Lake.open(lake_uri), ref).path), **kwargs)
 
-    def start(self) -> ModelServer:
-        for t in self._loops:
+    def start(self, http: bool = True) -> ModelServer:
+        """Start batching (and the HTTP endpoint unless ``http=False``: in-process callers use ``submit``)."""
+        for t in self._loops if http else self._loops[1:]:
             t.start()
+        self._http = http
         return self
 
     def stop(self) -> None:
         self._queue.put(None)
-        self.shutdown()
+        if getattr(self, "_http", True):
+            self.shutdown()
         self.server_close()
 
     def submit(self, request: _Request) -> _Request:

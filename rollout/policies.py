@@ -327,6 +327,10 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
         return policy
     if spec.startswith(("http://", "https://")):
         return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
+    if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
+        from rollout.backends import ActorGenerate
+
+        return ModelPolicy(name or spec, ActorGenerate(spec, options.max_tokens, options.timeout * 10), options)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)
 
 

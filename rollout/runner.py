@@ -29,7 +29,6 @@
 from __future__ import annotations
 
 import hashlib
-import queue as queue_module
 import threading
 import uuid
 from dataclasses import asdict, dataclass, field, replace
@@ -39,7 +38,6 @@ from datalake.lake import Lake
 from rollout.errors import PhonesSpecError, PolicyError
 from rollout.policies import PolicyOptions, endpoint_name
 
-POLL_SECONDS = 0.5
 JOIN_SECONDS = 60.0
 
 
@@ -138,6 +136,8 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     jobs = jobs_for(spec)
     lake = Lake.open(lake_uri)  # fail here, not in every worker, when there is no lake
     lake.check_writable()
+    if not is_builtin(spec.policy) and spec.backend == "ray":  # one Ray actor serves every phone actor
+        return _rollout_served_on_ray(lake_uri, spec, len(phones), progress, adb_port)
     if not is_builtin(spec.policy):  # a local checkpoint: load it once here, serve the workers in batches
         server = _serve(lake_uri, spec.policy, len(phones))
         try:
@@ -151,6 +151,26 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     if todo:
         _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     return report
+
+
+def _rollout_served_on_ray(lake_uri, spec, phones: int, progress, adb_port) -> RolloutReport:
+    """The checkpoint in one batching Ray actor (``rollout.backends.serve_policy``) that
+    every phone actor calls, on whichever node; the policy keeps its own name in the lake."""
+    from rollout.backends import SERVED, RayBackend, serve_policy
+
+    RayBackend(address=spec.address)  # connects (or starts) the cluster
+    name = f"phoneloop-policy-{uuid.uuid4().hex[:12]}"
+    try:
+        actor = serve_policy(lake_uri, spec.policy, name, max_batch=phones)
+    except Exception as exc:  # a missing, broken or half-written checkpoint: a clear policy error
+        raise PolicyError(f"model {spec.policy!r} does not load: {type(exc).__name__}: {exc}"[:800]) from None
+    try:
+        return rollout(lake_uri, replace(spec, policy=SERVED + name, name=policy_identity(spec)),
+                       progress=progress, adb_port=adb_port)
+    finally:
+        import ray
+
+        ray.kill(actor)
 
 
 def _serve(lake_uri: str, ref: str, phones: int):
@@ -183,7 +203,7 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     the phones still alive."""
     from rollout.backends import make_backend
 
-    backend = make_backend(spec.backend, spec.address)
+    backend = make_backend(spec.backend, spec.address, run=report.rollout_id)
     if spec.backend == "local" and min(len(phones), len(todo)) == 1:
         backend = InProcessBackend(backend)
     live, died = _schedule(backend, lake_uri, kind, list(phones), todo, spec, report, adb_port, progress)
@@ -199,52 +219,32 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
 
 
 def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> tuple[list[str], bool]:
-    """Run ``todo`` on ``phones``; returns the phones still usable and whether a worker died."""
-    jobs, results = backend.queues()
-    for job in todo:
-        jobs.put(job)
-    args = (lake_uri, kind, asdict(spec), report.rollout_id, adb_port, jobs, results)
-    workers = {phone: backend.start(phone, kind, args) for phone in phones[:len(todo)]}
-    in_flight: dict[str, dict | None] = dict.fromkeys(workers)
-    finished: set[str] = set()
-    usable = set(workers)
-    pending = len(todo)
-    while len(finished) < len(workers):
-        if pending == 0:
-            for _ in workers:
-                jobs.put(None)  # no more jobs: every worker flushes and stops
-            pending = -1
-        try:
-            message = results.get(timeout=POLL_SECONDS)
-        except queue_module.Empty:
-            pending = _reap(backend, workers, in_flight, finished, usable, jobs, pending, report)
-            if pending > 0 and len(finished) == len(workers):
-                break
-            if pending > 0 and _only_lost_jobs_left(jobs, workers, in_flight, finished, report):
-                pending = 0  # stop the live workers; the lake check after this pass reruns the lost job
-            continue
-        kind_ = message["kind"]
-        if kind_ == "started":
-            in_flight[message["phone"]] = message["job"]
-            continue
-        if "phone" in message and kind_ != "done":
-            in_flight[message["phone"]] = None
-        if kind_ == "done":
-            finished.add(message["phone"])
-        elif kind_ == "offline" and message["job"]["attempt"] < spec.attempts and len(usable) > 1:
+    """Run ``todo`` on ``phones``; returns the phones still usable and whether a worker died.
+    The scheduling is ``rollout.backends.Pool`` (shared with ``collect``); what follows is
+    only what rollout messages mean."""
+    from rollout.backends import Pool
+
+    pool = Pool(backend, kind, list(phones), todo,
+                (lake_uri, kind, asdict(spec), report.rollout_id, adb_port))
+
+    def handle(message: dict) -> int:
+        if message["kind"] == "offline" and message["job"]["attempt"] < spec.attempts and len(pool.usable) > 1:
             report.device_offline += 1  # recorded; the job goes to another phone
-            usable.discard(message.get("phone"))
-            jobs.put({**message["job"], "attempt": message["job"]["attempt"] + 1})
-        else:
-            if kind_ == "offline":
-                usable.discard(message.get("phone"))
-            pending -= _absorb(report, message)
-        if progress is not None:
-            progress(report)
-    if pending > 0:
-        report.errors.append(f"{pending} job(s) not run: no phone left to run them")
-    backend.join(list(workers.values()))
-    return [phone for phone in phones if phone in usable], report.worker_deaths > 0
+            pool.retire(message.get("phone"))
+            pool.requeue({**message["job"], "attempt": message["job"]["attempt"] + 1})
+            return 0
+        if message["kind"] == "offline":
+            pool.retire(message.get("phone"))
+        return _absorb(report, message)
+
+    def on_death(phone, _handle, job) -> None:
+        report.worker_deaths += 1
+        report.errors.append(f"{phone}: worker died" + (f" during {job['task']} seed {job['seed']}" if job else ""))
+
+    left = pool.run(handle, on_death=on_death, progress=None if progress is None else lambda: progress(report))
+    if left > 0:
+        report.errors.append(f"{left} job(s) not run: no phone left to run them")
+    return [phone for phone in phones if phone in pool.usable], report.worker_deaths > 0
 
 
 class InProcessBackend:
@@ -274,41 +274,6 @@ class InProcessBackend:
     def join(self, handles: list) -> None:
         for thread in handles:
             thread.join(timeout=JOIN_SECONDS)  # it said "done": only its last statements are left
-
-
-def _reap(backend, workers, in_flight, finished, usable, jobs, pending, report) -> int:
-    """Notice workers that died without saying so; their job in flight goes back to the queue."""
-    for phone, handle in workers.items():
-        if phone in finished or not backend.dead(handle):
-            continue
-        finished.add(phone)
-        usable.discard(phone)
-        report.worker_deaths += 1
-        job = in_flight.get(phone)
-        report.errors.append(f"{phone}: worker died" + (f" during {job['task']} seed {job['seed']}" if job else ""))
-        if job is not None and pending > 0:
-            jobs.put(job)  # nothing of it was recorded by this worker: another phone runs it
-        elif job is not None and pending == -1:
-            pass  # the stop signals are out; the lake check after this pass runs it again
-    return pending
-
-
-def _only_lost_jobs_left(jobs, workers, in_flight, finished, report) -> bool:
-    """After a worker died, the jobs still counted as pending may include one it had taken
-    from the queue but not yet announced ("started" never arrived): nobody will end it, so
-    waiting would hang. When the queue is empty and no live worker holds a job, that is
-    the case. Stopping early is always safe: a live worker still busy finishes its episode
-    before it reads the stop signal, and ``_run_workers`` reruns whatever is not in the lake."""
-    if report.worker_deaths == 0 or not _queue_empty(jobs):
-        return False
-    return all(in_flight.get(phone) is None for phone in workers if phone not in finished)
-
-
-def _queue_empty(jobs) -> bool:
-    try:
-        return jobs.empty()
-    except (OSError, ValueError):  # a closed queue
-        return True
 
 
 def _absorb(report: RolloutReport, message: dict) -> int:
@@ -350,7 +315,7 @@ def _check_perturb(kind: str, perturb: str) -> None:
 
 def is_builtin(policy: str) -> bool:
     """oracle, random[:SEED] and http(s) endpoints; anything else is a local checkpoint."""
-    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://"))
+    return policy in ("oracle", "random") or policy.startswith(("random:", "http://", "https://", "ray-actor:"))
 
 
 def summary(lake: Lake, rollout_id: str) -> dict[str, Any]:

@@ -136,6 +136,8 @@ def _count(uri: str) -> int:
     (["--episodes", "2", "--workers", str((os.cpu_count() or 1) + 1)], "CPU core"),
     (["--episodes", "2", "--perturb", "stormy"], "none, light, real-like, heavy"),
     (["--episodes", "2", "--detours", "1.5"], "--detours must be in [0, 1]"),
+    (["--episodes", "2", "--backend", "slurm"], "--backend must be one of local, ray"),
+    (["--episodes", "2", "--address", "auto"], "--address is for --backend ray"),
 ])
 def test_collect_mock_rejects_bad_input_before_starting(lake, args, message):
     result = runner.invoke(app, ["collect", "mock", "--tasks", "app:clock", "--lake", lake.uri, *args])
