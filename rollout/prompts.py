@@ -11,6 +11,7 @@ Previous actions are written back in the same syntax, so the model reads its own
 from __future__ import annotations
 
 from curation.coords import to_model
+from curation.elements import render_marks
 from curation.exports import build_prompt
 from datalake.types import Action
 
@@ -42,10 +43,14 @@ finished(content='xxx') # Use escape characters \\', \\", and \\n in content par
 """
 
 
-def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str) -> list[dict]:
-    """System + user messages (one screenshot placeholder) for one step in ``style``."""
+def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str,
+           elements: list | None = None, size: tuple[int, int] | None = None) -> list[dict]:
+    """System + user messages (one screenshot placeholder) for one step in ``style``; with ``elements``
+    (``curation.elements.marks`` of the screen, of ``size``) the element list the exports show."""
     if style != "uitars":
-        return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1)
+        screen = None if elements is None else render_marks(elements, coords, size)
+        return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1,
+                            elements=screen)
     from curation.exports import COORDS_TEXT
 
     lines = [f"## User Instruction\n{instruction}"]

@@ -41,7 +41,7 @@ class ExperimentConfig:
     tasks: tuple[str, ...]  # template names from mockphone's registry
     train_seeds: tuple[int, ...] = (0, 1, 2, 3)
     eval_seeds: tuple[int, ...] = (100, 101, 102)  # held out: never demonstrated
-    action_format: str = "json"  # json | qwen3vl
+    action_format: str = "qwen3vl"  # qwen3vl (tool calls: online GRPO episodes need them) | json
     coords: str = "rel1000"
     history: int = 4
     extra_steps: int = 2  # an episode may run this many steps past the oracle's length
@@ -94,7 +94,7 @@ def oracle_demo(task_name: str, seed: int) -> Episode:
     outcome = "success" if task.is_successful(phone) == 1.0 else "failure"
     w, h = phone.device().width, phone.device().height
     return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
-                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
+                   task=task_name, category=getattr(task, "category", None), outcome=outcome, verified_by="verifier", steps=tuple(steps))
 
 
 def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
@@ -222,26 +222,41 @@ def summary(results: list[EpisodeResult]) -> dict:
 
 DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "MailStar", "MailArchive",
               "NotesDelete", "ClockCancelTimer", "ShopRemoveFromCart", "NotificationsClearAll",
-              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm")
+              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm",
+              # cross-app (two apps, one fixed path each) and mini-app (SuperApp) templates
+              "CrossLeaveRequestToNote", "CrossEventToAlarm", "HotelSearchBudget", "FoodOrderCheapestDish")
+
+
+def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
+    """The Real+Mock recipe after SFT: offline step rewards on the demonstrations' grpo export mixed
+    with online episodes of the same templates on mock phones (element lists, verifier rewards)."""
+    from training.grpo import GRPORun
+
+    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", env="mock", mix=True, tasks=",".join(cfg.tasks),
+                   online_prompts=online_prompts, max_turns=5, max_steps=steps, num_generations=4, batch_size=8,
+                   temperature=1.2, learning_rate=1e-5, max_completion_tokens=40, seed=0)
 
 
 def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
-                   learning_rate: float = 3e-3, echo: Callable[[str], None] = print) -> dict:
+                   learning_rate: float = 3e-3, online_prompts: int = 32,
+                   echo: Callable[[str], None] = print) -> dict:
     """Random, SFT and SFT->GRPO on the held-out seeds; the figures the issue's targets name."""
     import time
 
-    from training.grpo import GRPORun, run_grpo
+    from training.grpo import run_grpo
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
     start = time.perf_counter()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
+    echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
     sft = run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=sft_steps, batch_size=4,
-                               learning_rate=learning_rate, save_steps=100_000))
-    grpo = run_grpo(lake, GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=grpo_steps,
-                                  num_generations=4, batch_size=8, temperature=1.2, learning_rate=1e-5,
-                                  max_completion_tokens=24, seed=0))
+                               learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
+                               lr_scheduler="cosine", save_steps=100_000))
+    echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
+    grpo = run_grpo(lake, grpo_run(cfg, ref, grpo_steps, online_prompts))
+    echo(f"SFT->GRPO: {grpo_steps} steps (offline step rewards + online mock episodes), reward {grpo.metrics['reward']}")
     results = {"random": evaluate(random_actor(cfg), cfg),
                "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
                "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}
