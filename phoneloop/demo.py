@@ -71,7 +71,7 @@ def experiment_config(quick: bool = False):
     if quick:
         return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "CrossEventToAlarm"), train_seeds=(0, 1),
                                 eval_seeds=(100, 101)), {"sft_steps": 40, "grpo_steps": 2, "online_prompts": 4}
-    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 300, "grpo_steps": 4, "online_prompts": 32}
+    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 200, "grpo_steps": 4, "online_prompts": 32}
 
 
 def run_learning_experiment(lake: Lake, say: Say, quick: bool = False) -> dict[str, Any]:

@@ -248,6 +248,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.sft import SFTRun, run_sft
 
     start = time.perf_counter()
+    _cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
     echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
@@ -267,10 +268,25 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_groups_with_variance=1 - sum(zero) / len(zero) if zero else None,
                   sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
+                  grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
                   wall_s=time.perf_counter() - start)
     for line in report_lines(report):
         echo(line)
     return report
+
+
+def _cpu_threads() -> None:
+    """One torch thread on CPU (``PHONELOOP_TORCH_THREADS`` to change): the tiny model's matrices are too
+    small to gain from more, and on a shared, loaded machine extra threads wait on each other (measured
+    here: ~30 s per SFT step with 2 threads under load 10-15 on 2 cores, ~5 s with one)."""
+    import os
+
+    from training.common import use_cpu
+
+    if use_cpu():
+        import torch
+
+        torch.set_num_threads(int(os.environ.get("PHONELOOP_TORCH_THREADS", "1")))
 
 
 def report_lines(report: dict) -> list[str]:
