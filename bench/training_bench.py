@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/training_bench.py            # full-size screens (1080x2400), ~1-2 minutes on 2 cores
     .venv/bin/python bench/training_bench.py --quick    # small screens, small run
-    .venv/bin/python bench/training_bench.py --experiment [--quick]   # the learning experiment's targets
+    .venv/bin/python bench/training_bench.py --experiment [--quick]   # the demo's experiment and its targets
+    (PHONELOOP_EXP_REPORT=DIR keeps report.md, report.json with every episode's replies, and curves.png)
 
 In one run, on one dataset version built from oracle episodes on mock phones:
 
@@ -130,7 +131,8 @@ def experiment(quick: bool) -> None:
         print(f"(the machine is shared with other engineers: wall times are loaded figures; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
         report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, **sizes)
-        print(f"table and curves: {write_report(report, tempfile.mkdtemp(prefix='phoneloop-exp-report-'))}")
+        folder = os.environ.get("PHONELOOP_EXP_REPORT") or tempfile.mkdtemp(prefix="phoneloop-exp-report-")
+        print(f"table and curves: {write_report(report, folder)}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -6,17 +6,21 @@ screenshot, answering with element-number actions. The steps, each one library c
 
 1. ``write_demonstrations``: oracle episodes of each template on the training seeds,
    written to the lake as a collector would (verified by the task's own verifier);
-2. ``curate_demos``: a dataset version whose sft export uses ``elements: true``;
+2. ``curate_demos``: a dataset version whose sft and grpo exports use ``elements: true``;
 3. SFT with ``training.sft.run_sft`` (the real TRL path, the tiny Qwen3-VL model);
-4. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
+4. GRPO after it, the Real+Mock recipe (``grpo_run``): offline step rewards on the grpo
+   export mixed with online episodes of the same templates on mock phones, whose
+   prompts and tool answers list the elements and whose reward is the task verifier;
+5. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
    a checkpoint), each step's reply parsed with the element list of that very screen
    and executed on a fresh mock phone; success is the task verifier's, never the
    model's claim. ``wilson`` gives 95% intervals, ``paired`` the per-episode paired
    difference of two policies on the same (template, seed) episodes.
 
-This module evaluates with its own small loop because the rollout runner's policies
-do not read element lists yet (``rollout/`` is another branch's); the loop uses the
-same prompt builder as the exports, so training and evaluation see the same text.
+The evaluation is a small in-process loop (one model loaded, nothing written to the
+lake); ``phoneloop rollout --policy demo-sft`` runs the same checkpoints through the
+rollout runner with the same prompt (the format is recorded with the model,
+``training.prompt_format``). ``phoneloop demo`` runs this experiment as its round.
 """
 
 from __future__ import annotations
@@ -269,10 +273,17 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
+                  episodes={name: [_brief(e) for e in r] for name, r in results.items()},
                   wall_s=time.perf_counter() - start)
     for line in report_lines(report):
         echo(line)
     return report
+
+
+def _brief(r: EpisodeResult) -> dict:
+    """One evaluated episode for the report (to read the failures one by one)."""
+    return {"task": r.task, "seed": r.seed, "success": r.success, "steps": r.steps, "parsed": r.parsed,
+            "replies": [text[:160] for text in r.replies]}
 
 
 def _cpu_threads() -> None:
