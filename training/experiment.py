@@ -252,7 +252,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.sft import SFTRun, run_sft
 
     start = time.perf_counter()
-    _cpu_threads()
+    cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
     echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
@@ -286,7 +286,7 @@ def _brief(r: EpisodeResult) -> dict:
             "replies": [text[:160] for text in r.replies]}
 
 
-def _cpu_threads() -> None:
+def cpu_threads() -> None:
     """One torch thread on CPU (``PHONELOOP_TORCH_THREADS`` to change): the tiny model's matrices are too
     small to gain from more, and on a shared, loaded machine extra threads wait on each other (measured
     here: ~30 s per SFT step with 2 threads under load 10-15 on 2 cores, ~5 s with one)."""
