@@ -45,7 +45,7 @@ class ExperimentConfig:
     tasks: tuple[str, ...]  # template names from mockphone's registry
     train_seeds: tuple[int, ...] = (0, 1, 2, 3)
     eval_seeds: tuple[int, ...] = (100, 101, 102)  # held out: never demonstrated
-    action_format: str = "qwen3vl"  # qwen3vl (tool calls: online GRPO episodes need them) | json
+    action_format: str = "json"  # json (learns best here) | qwen3vl (tool calls, as online GRPO episodes speak)
     coords: str = "rel1000"
     history: int = 4
     extra_steps: int = 2  # an episode may run this many steps past the oracle's length

@@ -10,7 +10,7 @@ CFG = ExperimentConfig(tasks=TASKS, train_seeds=(0, 1), eval_seeds=(100, 101, 10
 
 @pytest.fixture(scope="module")
 def learned(tmp_path_factory):
-    """(random results, SFT results) on the held-out seeds, after 60 SFT steps on the training seeds' demos."""
+    """(random results, SFT results) on the held-out seeds, after 100 SFT steps on the training seeds' demos."""
     from datalake.lake import Lake
     from training.experiment import checkpoint_actor, cpu_threads, curate_demos, write_demonstrations
     from training.infer import load_checkpoint
@@ -20,8 +20,8 @@ def learned(tmp_path_factory):
     lake = Lake.init(tmp_path_factory.mktemp("learn") / "lake")
     write_demonstrations(lake, CFG)
     ref = curate_demos(lake, CFG, "demo")
-    run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=60, batch_size=4,
-                         learning_rate=5e-3, warmup_steps=3, lr_scheduler="cosine", save_steps=10_000))
+    run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=100, batch_size=4,
+                         learning_rate=3e-3, save_steps=10_000))
     policy = load_checkpoint(lake, "demo-sft")
     return evaluate(random_actor(CFG, seed=0), CFG), evaluate(checkpoint_actor(policy), CFG), lake, ref
 
