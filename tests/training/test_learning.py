@@ -122,7 +122,9 @@ def test_rollout_of_an_element_checkpoint_builds_its_prompt_and_parses_its_repli
                                       "--coords", "abs", "--max-tokens", "48", "--lake", str(lake.uri), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout[result.stdout.index("{"):])
-    steps = lake.sql("SELECT s.thought, s.raw_output, s.action_json FROM steps s JOIN episodes e USING (episode_id) "
+    from datalake.lake import Lake
+
+    steps = Lake.open(lake.uri).sql("SELECT s.thought, s.raw_output, s.action_json FROM steps s JOIN episodes e USING (episode_id) "
                      "WHERE json_extract_string(e.meta_json, '$.rollout_id') = ?", [report["rollout_id"]]).to_pylist()
     assert steps and report["invalid_steps"] == sum((r["thought"] or "").startswith("invalid:") for r in steps)
     parse_rate = 1 - report["invalid_steps"] / len(steps)
