@@ -6,8 +6,7 @@ vision tower with deepstack, interleaved M-RoPE text decoder) at toy sizes, with
 
 - a byte-level BPE tokenizer trained here with ``tokenizers`` on the texts the
   platform actually shows a model (system prompts, task instructions, action
-  formats in every coordinate convention, the element lists of the mock apps'
-  screens) plus Qwen's special tokens;
+  formats in every coordinate convention) plus Qwen's special tokens;
 - Qwen3-VL's own chat template (the copy TRL ships), which has tool calling, so
   multi-turn tool environments work;
 - a PIL image processor with Qwen3-VL's geometry (patch 16, merge 2) and a small
@@ -38,8 +37,8 @@ TEXT = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_atte
                              "mrope_interleaved": True})
 VISION = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16, spatial_merge_size=2,
               temporal_patch_size=2, out_hidden_size=64, num_position_embeddings=256, deepstack_visual_indexes=[1])
-VOCAB = 2048
-RECIPE_VERSION = 4
+VOCAB = 1024
+RECIPE_VERSION = 3
 
 
 def build_id() -> str:
@@ -99,27 +98,7 @@ def corpus() -> list[str]:
     from training.env import MockPhoneEnv
 
     texts.append(json.dumps(get_json_schema(MockPhoneEnv.__new__(MockPhoneEnv).mobile_use)))  # as templates show it
-    return texts + screen_listings()
-
-
-def screen_listings() -> list[str]:
-    """The element lists (``curation.elements``) of the launcher and every app's first screen on a mock
-    phone: class names, resource ids and boxes become whole tokens, so element-list prompts stay short."""
-    from curation.elements import marks, render_marks
-    from datalake.types import Action
-    from mockphone.phone import MockPhone
-
-    phone = MockPhone()
-    size = (phone.display.width, phone.display.height)
-    phone.reset(0)
-    home = marks(phone.observe().ui_tree, size)
-    out = [render_marks(home, c, size) for c in ("rel1000", "abs")]
-    for app in sorted({m.element.text for m in home if m.element.text and m.element.resource_id is None}):
-        phone.reset(0)
-        if phone.act(Action("open_app", app=app.lower().replace(" ", ""))).ok:
-            out.append(render_marks(marks(phone.observe().ui_tree, size), "rel1000", size))
-    phone.close()
-    return out
+    return texts
 
 
 def build_tokenizer():
@@ -132,7 +111,7 @@ def build_tokenizer():
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=VOCAB, special_tokens=SPECIAL, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(corpus(), trainer=trainer)
+    tok.train_from_iterator(corpus() * 4, trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                                    additional_special_tokens=SPECIAL[1:], model_max_length=32768)
     fast.add_tokens(ADDED)  # like Qwen's: whole tokens, but not special (decoding keeps them)
