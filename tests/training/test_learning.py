@@ -12,11 +12,10 @@ CFG = ExperimentConfig(tasks=TASKS, train_seeds=(0, 1), eval_seeds=(100, 101, 10
 def learned(tmp_path_factory):
     """(random results, SFT results) on the held-out seeds, after 100 SFT steps on the training seeds' demos."""
     from datalake.lake import Lake
-    from training.experiment import checkpoint_actor, cpu_threads, curate_demos, write_demonstrations
+    from training.experiment import checkpoint_actor, curate_demos, write_demonstrations
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
-    cpu_threads()
     lake = Lake.init(tmp_path_factory.mktemp("learn") / "lake")
     write_demonstrations(lake, CFG)
     ref = curate_demos(lake, CFG, "demo")
