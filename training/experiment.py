@@ -98,7 +98,7 @@ def oracle_demo(task_name: str, seed: int) -> Episode:
     outcome = "success" if task.is_successful(phone) == 1.0 else "failure"
     w, h = phone.device().width, phone.device().height
     return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
-                   task=task_name, category=getattr(task, "category", None), outcome=outcome, verified_by="verifier", steps=tuple(steps))
+                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
 
 
 def write_demonstrations(lake, cfg: ExperimentConfig) -> int:

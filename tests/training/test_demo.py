@@ -30,5 +30,5 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     again = CliRunner().invoke(app, ["demo", "--quick", "--lake", lake, "--json"])
     out = json.loads(again.stdout)
     assert out["imported"] == 0 and out["experiment"]["wall_s"] == report["wall_s"]  # nothing ran twice
-    rows = {(r["source"], r["category"]) for r in out["summary"]}
-    assert {("oracle", "single-app"), ("oracle", "cross-app")} <= rows
+    oracle = [r for r in out["summary"] if r["source"] == "oracle"]
+    assert sum(r["episodes"] for r in oracle) == 6 and all(r["success_rate"] == 1.0 for r in oracle)  # 3 x 2 seeds
