@@ -31,4 +31,4 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     out = json.loads(again.stdout)
     assert out["imported"] == 0 and out["experiment"]["wall_s"] == report["wall_s"]  # nothing ran twice
     oracle = [r for r in out["summary"] if r["source"] == "oracle"]
-    assert sum(r["episodes"] for r in oracle) == 6 and all(r["success_rate"] == 1.0 for r in oracle)  # 3 x 2 seeds
+    assert sum(r["episodes"] for r in oracle) >= 6 and all(r["success_rate"] == 1.0 for r in oracle)  # 3 x 2 seeds + sample
