@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/training_bench.py            # full-size screens (1080x2400), ~1-2 minutes on 2 cores
     .venv/bin/python bench/training_bench.py --quick    # small screens, small run
-    .venv/bin/python bench/training_bench.py --experiment [--quick]   # the learning experiment's targets
+    .venv/bin/python bench/training_bench.py --experiment [--quick]   # the demo's experiment and its targets
+    (PHONELOOP_EXP_REPORT=DIR keeps report.md, report.json with every episode's replies, and curves.png)
 
 In one run, on one dataset version built from oracle episodes on mock phones:
 
@@ -116,19 +117,22 @@ def main() -> None:
 
 
 def experiment(quick: bool) -> None:
-    """The demo as a measured experiment: random vs SFT vs SFT->GRPO on held-out seeds (targets printed)."""
+    """The demo's round as a measured experiment: random vs SFT vs SFT->GRPO on held-out seeds (targets printed).
+
+    Runs exactly what ``phoneloop demo`` runs (``phoneloop.demo.experiment_config``) on a fresh lake; the
+    baseline of the success figures is the random policy measured in the same run on the same episodes."""
     from datalake.lake import Lake
-    from training.experiment import DEMO_TASKS, ExperimentConfig, run_experiment
+    from phoneloop.demo import experiment_config
+    from training.experiment import run_experiment, write_report
 
-    tasks = DEMO_TASKS[:3] if quick else DEMO_TASKS
-    cfg = ExperimentConfig(tasks=tasks, train_seeds=(0, 1), eval_seeds=(100, 101, 102))
-    from training.experiment import write_report
-
+    cfg, sizes = experiment_config(quick)
     root = tempfile.mkdtemp(prefix="phoneloop-exp-")
     try:
-        print("(the machine is shared with other engineers: wall times are loaded figures)")
-        report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, sft_steps=100 if quick else 300)
-        print(f"table and curves: {write_report(report, tempfile.mkdtemp(prefix='phoneloop-exp-report-'))}")
+        print(f"(the machine is shared with other engineers: wall times are loaded figures; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
+        report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, **sizes)
+        folder = os.environ.get("PHONELOOP_EXP_REPORT") or tempfile.mkdtemp(prefix="phoneloop-exp-report-")
+        print(f"table and curves: {write_report(report, folder)}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -50,32 +50,52 @@ def version() -> None:
 @app.command()
 def demo(
     lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
+    round_: str = typer.Option("loop", "--round",
+                               help="loop: one round of examples/loop.yaml with rollouts (the default, minutes); "
+                                    "experiment: demos -> SFT -> SFT->GRPO measured on held-out seeds against "
+                                    "random (about 30 min on 2 cores)."),
+    quick: bool = typer.Option(False, "--quick", help="A small experiment (3 templates, few steps) to try it out."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run the embedded default: a full loop round on mock phones, a local lake and a tiny offline model.
+    """Run the embedded default on mock phones, a local lake and a tiny offline model.
 
-    Imports the bundled real-phone sample, then collect -> curate -> SFT -> rollout ->
-    curate -> GRPO -> eval (examples/loop.yaml). Safe to run again.
+    Imports the bundled real-phone sample, then the round. loop (default): one round of
+    examples/loop.yaml (oracle demonstrations -> dataset -> SFT -> rollouts -> dataset ->
+    GRPO -> eval against the oracle and random). experiment: demonstrations of the demo
+    task set -> SFT -> GRPO (offline step rewards + online mock episodes), random vs SFT vs
+    SFT->GRPO on held-out seeds with 95% intervals, curves in <lake>/experiments/demo.
+    Safe to run again.
 
     Example: phoneloop demo --lake ./lake
+
+    Example: phoneloop demo --round experiment --quick
     """
     import pyarrow as pa
 
     from phoneloop import demo as demo_round
     from phoneloop.output import err_console, print_json, print_table
 
+    if round_ not in demo_round.ROUNDS:
+        raise typer.BadParameter(f"--round must be one of {', '.join(demo_round.ROUNDS)}, not {round_!r}")
     with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
-        report = demo_round.run(lake, say=lambda message: err_console.print(message))
+        report = demo_round.run(lake, say=lambda message: err_console.print(message), round=round_, quick=quick)
     if json_out:
         print_json(report)
         return
     print_table(pa.Table.from_pylist(report["summary"]), title="episodes by source, phone and category")
-    r = report["round"]
-    print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
-          f"models {r['sft']['model']}, {r['grpo']['model']}")
-    print(report["eval_markdown"])
+    if round_ == "loop":
+        r = report["round"]
+        print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
+              f"models {r['sft']['model']}, {r['grpo']['model']}")
+        print(report["eval_markdown"])
+        print(f"next: phoneloop serve --lake {report['lake']}  (trajectories at http://127.0.0.1:8765/episodes), "
+              f"the dataset report {r['curate']['path']}/report.html, the evaluation in {r['eval']['folder']}")
+        return
+    x = report["experiment"]
+    print(x["markdown"])
+    print(f"learning curves: {x['curves']}")
     print(f"next: phoneloop serve --lake {report['lake']}  (trajectories at http://127.0.0.1:8765/episodes), "
-          f"the dataset report {r['curate']['path']}/report.html, the evaluation in {r['eval']['folder']}")
+          f"phoneloop rollout --policy demo-grpo --lake {report['lake']}")
 
 
 def main() -> None:

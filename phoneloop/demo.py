@@ -1,25 +1,26 @@
-"""The embedded default: one full loop round on mock phones, a local lake and a tiny offline model.
+"""The embedded default: one measured round on mock phones, a local lake and a tiny offline model.
 
 1. Lake: create ``./lake`` (or open it: the demo is safe to run again).
 2. Real side: import the bundled sample of real-phone episodes (interchange format).
-3. One round of ``phoneloop loop`` with ``examples/loop.yaml``: oracle demonstrations on
-   mock phones across single-app, cross-app and mini-app tasks -> ``default@vN`` -> SFT of
-   the tiny Qwen3-VL-architecture model -> its rollouts on mock phones (verified) ->
-   ``with-rollouts@vN`` -> GRPO -> evaluation of SFT vs GRPO vs the oracle.
-4. Summarise: episodes and success rate per source, phone and category, the datasets and
-   models of the round, and the evaluation table.
+3. The round (``round="experiment"``, the default; ``training.experiment``): oracle
+   demonstrations of the demo task set (single-app, cross-app and mini-app templates) on
+   training seeds -> a dataset version with element-list exports -> one SFT of the tiny
+   Qwen3-VL-architecture model -> one GRPO after it (offline step rewards mixed with
+   online mock-phone episodes, the Real+Mock recipe) -> random vs SFT vs SFT->GRPO on
+   *held-out* seeds, each with its 95% interval, and the paired differences. The table
+   and targets are printed; ``report.md``, ``report.json`` and the learning curves
+   ``curves.png`` lie side by side under ``<lake>/experiments/demo``.
+   ``round="loop"`` runs instead one round of ``phoneloop loop`` with ``examples/loop.yaml``
+   (collect -> curate -> SFT -> rollouts -> curate -> GRPO -> eval, rollouts written to the lake).
+4. Summarise: episodes and success rate per source, phone and category.
 
-5. (``experiment=True``, issue 18) the learning experiment: oracle demos of the demo task
-   set on training seeds, random vs SFT vs SFT->GRPO on held-out seeds in the element-list
-   format, its table and targets printed, ``curves.png`` beside ``report.md`` under
-   ``<lake>/experiments/demo`` (``training.experiment``).
-
-A finished round is not run again (the loop's state file says so); delete
-``<lake>/loops/demo-loop`` to start over.
+A finished round is not run again: the experiment's ``report.json`` (or the loop's state
+file) says so; delete ``<lake>/experiments/demo`` (or ``<lake>/loops/demo-loop``) to start over.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -27,9 +28,9 @@ from typing import Any
 
 from datalake import interchange
 from datalake.lake import Lake
-from phoneloop.loop import Loop, LoopConfig
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "loop.yaml"
+ROUNDS = ("experiment", "loop")
 SUMMARY = """
 SELECT e.source, e.phone, coalesce(e.category, '-') AS category, count(*) AS episodes, sum(s.n)::BIGINT AS steps,
        round(avg(CASE WHEN e.outcome = 'success' THEN 1 ELSE 0 END), 3)::DOUBLE AS success_rate
@@ -41,31 +42,53 @@ Say = Callable[[str], None]
 
 
 def run(lake_uri: str, *, config: Path = DEFAULT_CONFIG, say: Say = lambda message: None,
-        experiment: bool = False) -> dict[str, Any]:
+        round: str = "loop", quick: bool = False) -> dict[str, Any]:
+    """Import the sample, run the round (``experiment`` or ``loop``), summarise the lake."""
+    if round not in ROUNDS:
+        raise ValueError(f"round must be one of {', '.join(ROUNDS)}, not {round!r}")
     lake = Lake.init(lake_uri)
     say(f"lake {lake.uri}")
     sample = resources.files("phoneloop") / "sample" / "episodes.jsonl"
     with resources.as_file(sample) as path:
         imported = interchange.import_files(lake, [path])
     say(f"real: imported {imported.written} sample episodes ({imported.skipped} already there)")
-    state = Loop(lake.uri, LoopConfig.load(config), say=say).run(1)["round1"]
-    lake = Lake.open(lake.uri)
-    out = {"lake": lake.uri, "imported": imported.written, "quarantined": imported.quarantined,
-           "round": state, "summary": lake.sql(SUMMARY).to_pylist(),
-           "eval_markdown": (Path(state["eval"]["folder"]) / "report.md").read_text()}
-    # --- issue 18: the measured learning experiment (separate from the loop round) ---
-    if experiment:
-        out["experiment"] = run_learning_experiment(lake, say)
-    # --- end issue 18 ---
+    out: dict[str, Any] = {"lake": lake.uri, "imported": imported.written, "quarantined": imported.quarantined}
+    if round == "loop":
+        from phoneloop.loop import Loop, LoopConfig
+
+        state = Loop(lake.uri, LoopConfig.load(config), say=say).run(1)["round1"]
+        out.update(round=state, eval_markdown=(Path(state["eval"]["folder"]) / "report.md").read_text())
+    else:
+        out["experiment"] = run_learning_experiment(lake, say, quick=quick)
+    out["summary"] = Lake.open(lake.uri).sql(SUMMARY).to_pylist()
     return out
 
 
-def run_learning_experiment(lake: Lake, say: Say) -> dict[str, Any]:
-    """Issue 18's experiment on the demo task set; the report and curves go under ``<lake>/experiments/demo``."""
-    from training.experiment import DEMO_TASKS, ExperimentConfig, run_experiment, write_report
+def experiment_config(quick: bool = False):
+    """The demo's experiment: the demo task set, 4 training seeds, 3 held-out seeds (quick: 3 templates)."""
+    from training.experiment import DEMO_TASKS, ExperimentConfig
 
-    cfg = ExperimentConfig(tasks=DEMO_TASKS, train_seeds=(0, 1), eval_seeds=(100, 101, 102))
-    report = run_experiment(lake, cfg, sft_steps=300, echo=say)
-    folder = write_report(report, Path(str(lake.uri)) / "experiments" / "demo")
+    if quick:
+        return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "CrossEventToAlarm"), train_seeds=(0, 1),
+                                eval_seeds=(100, 101)), {"sft_steps": 40, "grpo_steps": 2, "online_prompts": 4}
+    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 200, "grpo_steps": 4, "online_prompts": 32}
+
+
+def run_learning_experiment(lake: Lake, say: Say, quick: bool = False) -> dict[str, Any]:
+    """Issue 18's experiment as the demo's round; the report and curves go under ``<lake>/experiments/demo``."""
+    from training.experiment import report_lines, run_experiment, write_report
+
+    folder = Path(str(lake.uri)) / "experiments" / "demo"
+    if (folder / "report.json").is_file():  # a finished round is not run again
+        report = json.loads((folder / "report.json").read_text())
+        say(f"the experiment already ran (delete {folder} to run it again):")
+        for line in report_lines(report):
+            say(line)
+    else:
+        cfg, sizes = experiment_config(quick)
+        report = run_experiment(lake, cfg, echo=say, **sizes)
+        write_report(report, folder)
     say(f"experiment table and learning curves: {folder}")
-    return {"folder": str(folder), **{k: report[k] for k in ("random", "sft", "grpo", "grpo_vs_sft", "wall_s")}}
+    keys = ("random", "sft", "grpo", "sft_vs_random", "grpo_vs_sft", "grpo_groups_with_variance", "wall_s")
+    return {"folder": str(folder), "curves": str(folder / "curves.png"),
+            "markdown": (folder / "report.md").read_text(), **{k: report[k] for k in keys}}

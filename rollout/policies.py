@@ -9,6 +9,12 @@
   all phones from a batching loopback endpoint (``rollout.model_server``); ``make_policy``
   called directly loads it in-process through ``training.infer``.
 
+A checkpoint trained on the element-list format (``curation.elements``; recorded with the
+model, ``training.prompt_format``) is prompted the same way: the screen's numbered elements
+from the phone's UI tree, and a reply naming an element number maps back to its centre in
+device pixels. ``make_policy`` reads the recorded format (style, coords, history, elements)
+and it overrides the options given, so the policy speaks the checkpoint's format.
+
 Model output is parsed in the policy's style (json | qwen3vl | uitars). Output that does not
 parse becomes a ``wait`` step whose ``raw_output`` keeps the text and ``thought`` starts with
 ``invalid:``: the run goes on, and curation's ``drop_unparseable`` removes such steps.
@@ -37,6 +43,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from curation.elements import parse_with_marks
 from curation.formats import ActionParseError
 from datalake.types import Action, Observation, Step
 from datalake.uitree import parse_ui_tree
@@ -61,6 +68,7 @@ class PolicyOptions:
     headers: dict[str, str] = field(default_factory=dict)  # extra HTTP headers sent to an endpoint
     backoff: float = 0.5  # seconds before the first retry; doubles each retry (x0.5-1.5 jitter), at most 8 s
     logprobs: bool = True  # ask an endpoint for token log-probs: each step's meta gets the policy's score
+    elements: bool = False  # list the screen's numbered UI elements; replies may name one (json | qwen3vl)
 
     def __post_init__(self) -> None:
         from rollout.parsing import STYLES
@@ -72,6 +80,8 @@ class PolicyOptions:
                              f"{self.retries}, {self.max_tokens})")
         if not isinstance(self.headers, dict) or not all(isinstance(v, str) for v in self.headers.values()):
             raise ValueError(f"headers must map names to strings, not {self.headers!r}")
+        if self.elements and self.style == "uitars":
+            raise ValueError("the element-list format speaks json or qwen3vl, not uitars")
 
 
 class RolloutPolicy:
@@ -140,11 +150,15 @@ class ModelPolicy:
             return self.pending.popleft(), None
         size = observation.size
         recent = [(s.action, s.observation.size) for s in history[-self.options.history:]] if self.options.history else []
-        messages = prompt(instruction, recent, self.options.style, self.options.coords)
+        items = _marks(observation) if self.options.elements else None
+        messages = prompt(instruction, recent, self.options.style, self.options.coords, elements=items, size=size)
         text = self.generate(messages, [observation.screenshot])
         self.step_meta = _score_meta(getattr(self.generate, "last_logprob", None))
         try:
-            actions = parse_output(text, self.options.style, self.options.coords, size)
+            if items is not None:
+                actions = [parse_with_marks(text, self.options.style, self.options.coords, size, items)]
+            else:
+                actions = parse_output(text, self.options.style, self.options.coords, size)
         except ActionParseError as exc:
             self.invalid += 1
             return Action("wait"), f"{INVALID}{exc}\n{text}"
@@ -163,6 +177,17 @@ def _score_meta(logprob: float | None) -> dict[str, float]:
     if logprob is None:
         return {}
     return {"score": math.exp(logprob), "logprob": logprob}
+
+
+def _marks(observation: Observation) -> list:
+    """The screen's numbered elements (none when the tree is missing or does not parse)."""
+    from curation.elements import marks
+    from datalake.errors import UITreeError
+
+    try:
+        return marks(observation.ui_tree, observation.size)
+    except UITreeError:
+        return []
 
 
 class EndpointClient:
@@ -325,13 +350,45 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
         policy = RandomPolicy(seed)
         policy.name = name or spec  # random and random:7 are different baselines
         return policy
-    if spec.startswith(("http://", "https://")):
+    if spec.startswith(("http://", "https://")):  # the runner serves a checkpoint NAME here, named NAME
+        options = trained_options(name, options, lake_uri) if name else options
         return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
     if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
         from rollout.backends import ActorGenerate
 
+        options = trained_options(name, options, lake_uri) if name else options  # the served checkpoint's format
         return ModelPolicy(name or spec, ActorGenerate(spec, options.max_tokens, options.timeout * 10), options)
+    options = trained_options(spec, options, lake_uri)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)
+
+
+def trained_options(ref: str, options: PolicyOptions, lake_uri: str | None) -> PolicyOptions:
+    """``options`` with the prompt format recorded with checkpoint ``ref`` (unchanged when none is)."""
+    fmt = _recorded_format(ref, lake_uri)
+    if not fmt:
+        return options
+    from dataclasses import replace
+
+    return replace(options, style=fmt.get("action_format") or options.style, coords=fmt.get("coords") or options.coords,
+                   history=options.history if fmt.get("history") is None else int(fmt["history"]),
+                   elements=bool(fmt.get("elements")))
+
+
+def _recorded_format(ref: str, lake_uri: str | None) -> dict | None:
+    try:
+        from training.errors import TrainingError
+        from training.prompt_format import read_format
+        from training.registry import resolve_model
+    except ImportError:
+        return None
+    from datalake.errors import LakeError
+    from datalake.lake import Lake
+
+    try:
+        path = resolve_model(Lake.open(lake_uri or "./lake"), ref).path
+    except (LakeError, TrainingError, OSError, ValueError):
+        return None
+    return read_format(path)
 
 
 _LOCAL: dict[str, Callable] = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from curation.coords import to_model
 from datalake.actions import UITARS, describe
+from curation.elements import render_marks
 from datalake.types import Action
 
 UITARS_SYSTEM = """You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.
@@ -42,12 +43,16 @@ finished(content='xxx') # Use escape characters \\', \\", and \\n in content par
 """
 
 
-def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str) -> list[dict]:
-    """System + user messages (one screenshot placeholder) for one step in ``style``."""
+def prompt(instruction: str, history: list[tuple[Action, tuple[int, int]]], style: str, coords: str,
+           elements: list | None = None, size: tuple[int, int] | None = None) -> list[dict]:
+    """System + user messages (one screenshot placeholder) for one step in ``style``; with ``elements``
+    (``curation.elements.marks`` of the screen, of ``size``) the element list the exports show."""
     from curation.exports import COORDS_TEXT, build_prompt  # imports datasets (~2 s): only when a model acts
 
     if style != "uitars":
-        return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1)
+        screen = None if elements is None else render_marks(elements, coords, size)
+        return build_prompt(instruction, history, {"action_format": style, "coords": coords}, n_images=1,
+                            elements=screen)
 
     lines = [f"## User Instruction\n{instruction}"]
     if history:

@@ -107,6 +107,13 @@ def save_final(trainer, processor, folder: Path, lora: bool) -> Path:
 
 
 def register(lake, name: str, final: Path, model: ResolvedModel, export, config: dict, metrics: dict) -> ModelEntry:
+    """Register ``final``, recording its prompt format (the export's, else its parent's) with it."""
+    from training.prompt_format import export_format, read_format, write_format
+
+    fmt = export_format(export) or read_format(model.path)
+    config = {**config, "prompt_format": fmt}
+    if is_main_process():
+        write_format(final, fmt)
     entry = ModelEntry(name=name, path=str(final), base_model=model.base_model,
                        dataset=export.ref if export else None,
                        dataset_fingerprint=export.fingerprint if export else None,

@@ -32,6 +32,7 @@ class Export:
     split: str
     rows: int
     path: str
+    recipe: str = ""  # the version's recipe text (its export params are the prompt format)
 
     def load(self):
         import datasets
@@ -61,7 +62,7 @@ def open_export(lake, ref: str, kind: str, split: str = "train") -> Export:
         have = ", ".join(f"{s} ({v.get('rows', 0)} rows)" for s, v in sorted(splits.items())) or "none"
         raise WrongExportKind(f"dataset {dv.ref} has no rows in the {kind!r} export's {split!r} split (has: {have})")
     return Export(ref=dv.ref, fingerprint=dv.fingerprint, kind=kind, split=split, rows=splits[split]["rows"],
-                  path=dv.path)
+                  path=dv.path, recipe=dv.recipe)
 
 
 def capped_size(width: int, height: int, max_pixels: int) -> tuple[int, int]:

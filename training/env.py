@@ -9,6 +9,11 @@ reward is the task's verifier (``is_successful``, 0..1), read from the phone's
 state, never from the model's trace. Turns are capped: after ``max_turns`` actions
 (or a ``terminate``) the phone stops taking actions.
 
+With ``elements`` on (a policy SFT'd on the element-list format, ``curation.elements``)
+the prompts and every returned screen also list the screen's numbered UI elements, and a
+call may name its target as ``element`` (a number on the current screen) instead of a
+``coordinate``; it acts at that element's centre, as ``parse_with_marks`` does offline.
+
 ``OfflineStep`` is the environment of offline rows in a ``--mix`` run: no tools and
 no reward of its own (the step rewards score those rows).
 """
@@ -20,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from curation.exports import COORDS_TEXT, SYSTEM
-from curation.formats import ActionParseError, parse_action
+from curation.elements import parse_with_marks
+from curation.formats import ActionParseError
 from training.data import cap_image
 
 COORDS = "rel1000"
@@ -33,6 +39,7 @@ class EnvSettings:
     width: int = 360  # the mock phone's screen; small screens keep CPU runs fast
     height: int = 800
     perturb: str = "none"  # perturbation profile of the mock phones (see mockphone.perturb)
+    elements: bool = False  # list the screen's numbered elements; calls may name one by number
 
 
 class MockPhoneEnv:
@@ -49,6 +56,7 @@ class MockPhoneEnv:
         self.task = None
         self.turns = 0
         self.done = False
+        self.items: list = []  # the marks of the screen last shown (element mode)
         self.rewards: list[float] = []  # every verifier result this instance returned (for tests and logs)
 
     def reset(self, task: str | None = None, seed: int | None = None, **row: Any) -> list[dict] | None:
@@ -61,11 +69,13 @@ class MockPhoneEnv:
         self.task = get(task)(seed=seed)
         self.task.initialize_task(self.phone)
         self.turns, self.done = 0, False
+        self.items = _marks(self.phone) if self.settings.elements else []
         return None  # the row's prompt already shows this start screen (see task_rows)
 
     def mobile_use(self, action: str, coordinate: list[int] | None = None, coordinate2: list[int] | None = None,
                    text: str | None = None, button: str | None = None, direction: str | None = None,
-                   time: float | None = None, status: str | None = None) -> list[dict] | str:
+                   time: float | None = None, status: str | None = None,
+                   element: int | None = None) -> list[dict] | str:
         """Act on the phone; returns the new screen.
 
         Args:
@@ -77,16 +87,19 @@ class MockPhoneEnv:
             direction: up, down, left or right.
             time: Seconds to wait or press.
             status: success or failure.
+            element: The number of the listed screen element to act on (instead of coordinate).
         """
         if self.task is None or self.done:
             return "The episode is over; no more actions."
         args = {k: v for k, v in dict(action=action, coordinate=coordinate, coordinate2=coordinate2, text=text,
                                       button=button, direction=direction, time=time, status=status).items()
                 if v is not None}
+        if element is not None:
+            args["element"] = element
         call = "<tool_call>" + json.dumps({"name": "mobile_use", "arguments": args}) + "</tool_call>"
         size = (self.phone.display.width, self.phone.display.height)
         try:
-            parsed = parse_action(call, "qwen3vl", COORDS, size)
+            parsed = parse_with_marks(call, "qwen3vl", COORDS, size, self.items)
         except ActionParseError as exc:
             return f"Invalid action: {exc}"
         result = self.phone.act(parsed)
@@ -107,7 +120,23 @@ class MockPhoneEnv:
         from PIL import Image
 
         image = cap_image(Image.open(io.BytesIO(self.phone.screenshot())), self.settings.max_pixels)
-        return [{"type": "text", "text": caption}, {"type": "image", "image": image}]
+        out = [{"type": "text", "text": caption}, {"type": "image", "image": image}]
+        if self.settings.elements:
+            self.items = _marks(self.phone)
+            out.append({"type": "text", "text": "Elements:\n" + (_listing(self.items, self.phone) or "(none)")})
+        return out
+
+
+def _marks(phone) -> list:
+    from curation.elements import marks
+
+    return marks(phone.observe().ui_tree, (phone.display.width, phone.display.height))
+
+
+def _listing(items: list, phone) -> str:
+    from curation.elements import render_marks
+
+    return render_marks(items, COORDS, (phone.display.width, phone.display.height))
 
 
 class OfflineStep:
@@ -137,6 +166,8 @@ def task_rows(selector: str, n: int, settings: EnvSettings, seed: int = 0) -> li
     from mockphone.phone import MockPhone
     from mockphone.tasks.registry import select
 
+    from curation.exports import build_prompt
+
     tasks = select(selector)
     system = SYSTEM["qwen3vl"].format(coords=COORDS_TEXT[COORDS])
     phone = MockPhone(display=Display(settings.width, settings.height), perturbations=settings.perturb)
@@ -148,9 +179,13 @@ def task_rows(selector: str, n: int, settings: EnvSettings, seed: int = 0) -> li
         task = cls(seed=s)
         task.initialize_task(phone)
         screen = cap_image(Image.open(io.BytesIO(phone.screenshot())), settings.max_pixels)
-        user = [{"type": "image", "text": None}, {"type": "text", "text": f"Task: {task.goal}"}]
-        rows.append({"prompt": [{"role": "system", "content": [{"type": "text", "text": system}]},
-                                {"role": "user", "content": user}],
-                     "images": [screen], "task": cls.name(), "seed": s})
+        if settings.elements:  # the export's element-list prompt of this start screen
+            prompt = build_prompt(task.goal, [], {"action_format": "qwen3vl", "coords": COORDS}, 1,
+                                  elements=_listing(_marks(phone), phone))
+        else:
+            user = [{"type": "image", "text": None}, {"type": "text", "text": f"Task: {task.goal}"}]
+            prompt = [{"role": "system", "content": [{"type": "text", "text": system}]},
+                      {"role": "user", "content": user}]
+        rows.append({"prompt": prompt, "images": [screen], "task": cls.name(), "seed": s})
     phone.close()
     return rows

@@ -6,17 +6,21 @@ screenshot, answering with element-number actions. The steps, each one library c
 
 1. ``write_demonstrations``: oracle episodes of each template on the training seeds,
    written to the lake as a collector would (verified by the task's own verifier);
-2. ``curate_demos``: a dataset version whose sft export uses ``elements: true``;
+2. ``curate_demos``: a dataset version whose sft and grpo exports use ``elements: true``;
 3. SFT with ``training.sft.run_sft`` (the real TRL path, the tiny Qwen3-VL model);
-4. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
+4. GRPO after it, the Real+Mock recipe (``grpo_run``): offline step rewards on the grpo
+   export mixed with online episodes of the same templates on mock phones, whose
+   prompts and tool answers list the elements and whose reward is the task verifier;
+5. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
    a checkpoint), each step's reply parsed with the element list of that very screen
    and executed on a fresh mock phone; success is the task verifier's, never the
    model's claim. ``wilson`` gives 95% intervals, ``paired`` the per-episode paired
    difference of two policies on the same (template, seed) episodes.
 
-This module evaluates with its own small loop because the rollout runner's policies
-do not read element lists yet (``rollout/`` is another branch's); the loop uses the
-same prompt builder as the exports, so training and evaluation see the same text.
+The evaluation is a small in-process loop (one model loaded, nothing written to the
+lake); ``phoneloop rollout --policy demo-sft`` runs the same checkpoints through the
+rollout runner with the same prompt (the format is recorded with the model,
+``training.prompt_format``). ``phoneloop demo`` runs this experiment as its round.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ class ExperimentConfig:
     tasks: tuple[str, ...]  # template names from mockphone's registry
     train_seeds: tuple[int, ...] = (0, 1, 2, 3)
     eval_seeds: tuple[int, ...] = (100, 101, 102)  # held out: never demonstrated
-    action_format: str = "json"  # json | qwen3vl
+    action_format: str = "json"  # json (learns best here) | qwen3vl (tool calls, as online GRPO episodes speak)
     coords: str = "rel1000"
     history: int = 4
     extra_steps: int = 2  # an episode may run this many steps past the oracle's length
@@ -222,26 +226,42 @@ def summary(results: list[EpisodeResult]) -> dict:
 
 DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "MailStar", "MailArchive",
               "NotesDelete", "ClockCancelTimer", "ShopRemoveFromCart", "NotificationsClearAll",
-              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm")
+              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm",
+              # cross-app (two apps, one fixed path each) and mini-app (SuperApp) templates
+              "CrossLeaveRequestToNote", "CrossEventToAlarm", "HotelSearchBudget", "FoodOrderCheapestDish")
+
+
+def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
+    """The Real+Mock recipe after SFT: offline step rewards on the demonstrations' grpo export mixed
+    with online episodes of the same templates on mock phones (element lists, verifier rewards)."""
+    from training.grpo import GRPORun
+
+    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", env="mock", mix=True, tasks=",".join(cfg.tasks),
+                   online_prompts=online_prompts, max_turns=5, max_steps=steps, num_generations=4, batch_size=8,
+                   temperature=1.2, learning_rate=1e-5, max_completion_tokens=40, seed=0)
 
 
 def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
-                   learning_rate: float = 3e-3, echo: Callable[[str], None] = print) -> dict:
+                   learning_rate: float = 3e-3, online_prompts: int = 32,
+                   echo: Callable[[str], None] = print) -> dict:
     """Random, SFT and SFT->GRPO on the held-out seeds; the figures the issue's targets name."""
     import time
 
-    from training.grpo import GRPORun, run_grpo
+    from training.grpo import run_grpo
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
     start = time.perf_counter()
+    cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
+    echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
     sft = run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=sft_steps, batch_size=4,
-                               learning_rate=learning_rate, save_steps=100_000))
-    grpo = run_grpo(lake, GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=grpo_steps,
-                                  num_generations=4, batch_size=8, temperature=1.2, learning_rate=1e-5,
-                                  max_completion_tokens=24, seed=0))
+                               learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
+                               lr_scheduler="cosine", save_steps=100_000))
+    echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
+    grpo = run_grpo(lake, grpo_run(cfg, ref, grpo_steps, online_prompts))
+    echo(f"SFT->GRPO: {grpo_steps} steps (offline step rewards + online mock episodes), reward {grpo.metrics['reward']}")
     results = {"random": evaluate(random_actor(cfg), cfg),
                "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
                "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}
@@ -252,10 +272,32 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_groups_with_variance=1 - sum(zero) / len(zero) if zero else None,
                   sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
+                  grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
+                  episodes={name: [_brief(e) for e in r] for name, r in results.items()},
                   wall_s=time.perf_counter() - start)
     for line in report_lines(report):
         echo(line)
     return report
+
+
+def _brief(r: EpisodeResult) -> dict:
+    """One evaluated episode for the report (to read the failures one by one)."""
+    return {"task": r.task, "seed": r.seed, "success": r.success, "steps": r.steps, "parsed": r.parsed,
+            "replies": [text[:160] for text in r.replies]}
+
+
+def cpu_threads() -> None:
+    """One torch thread on CPU (``PHONELOOP_TORCH_THREADS`` to change): the tiny model's matrices are too
+    small to gain from more, and on a shared, loaded machine extra threads wait on each other (measured
+    here: ~30 s per SFT step with 2 threads under load 10-15 on 2 cores, ~5 s with one)."""
+    import os
+
+    from training.common import use_cpu
+
+    if use_cpu():
+        import torch
+
+        torch.set_num_threads(int(os.environ.get("PHONELOOP_TORCH_THREADS", "1")))
 
 
 def report_lines(report: dict) -> list[str]:

@@ -30,7 +30,7 @@ its parent, config and reward metrics.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from training import common, rewards
@@ -121,7 +121,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     model, processor = common.load_policy(model_ref.path, max_pixels=max_pixels, padding_side="left")
 
     # 3. Prompts: offline rows, online task rows, or both, and the environments that serve them.
-    train, env_factory = _prompts(run, export, max_pixels, processor)
+    train, env_factory = _prompts(run, export, max_pixels, processor, _element_format(model_ref.path, export))
     if run.env == "mock":
         add_response_schema(processor)  # lets TRL parse <tool_call> blocks into tool calls
     args = GRPOConfig(
@@ -163,8 +163,17 @@ def _check_tasks(selector: str) -> list[str]:
         raise BadTrainingConfig(f"--tasks {selector!r}: {exc}") from None
 
 
-def _prompts(run: GRPORun, export, max_pixels: int, processor):
-    """(dataset, environment_factory) for the run's sources of prompts."""
+def _element_format(model_path: str, export) -> bool:
+    """Whether the policy speaks the element-list format (the export's, else the checkpoint's record)."""
+    from training.prompt_format import export_format, read_format
+
+    fmt = export_format(export) or read_format(model_path) or {}
+    return bool(fmt.get("elements"))
+
+
+def _prompts(run: GRPORun, export, max_pixels: int, processor, elements: bool = False):
+    """(dataset, environment_factory) for the run's sources of prompts. Element-format policies meet
+    mock phones of the default size (the one their demonstrations were recorded on) with element lists."""
     from datasets import Dataset, concatenate_datasets
 
     from training.data import with_tool_schema
@@ -179,6 +188,10 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor):
     if run.env != "mock":
         return offline, None
     settings = EnvSettings(max_turns=run.max_turns, max_pixels=max_pixels, perturb=run.perturb)
+    if elements:
+        from mockphone.layout import Display
+
+        settings = replace(settings, elements=True, width=Display().width, height=Display().height)
     factory = env_factory(settings)
     online = Dataset.from_list(task_rows(run.tasks, run.online_prompts, settings, run.seed))
     if not run.mix:

@@ -40,6 +40,7 @@ class SFTRun:
     grad_accum: int = 1
     learning_rate: float = 2e-5
     warmup_steps: int = 0
+    lr_scheduler: str = "constant_with_warmup"  # any transformers scheduler name (cosine, linear, ...)
     max_pixels: int | None = None  # image-size cap per screenshot (default: tiny 8192, others 401408)
     tools: bool = False  # show the mobile_use tool's schema in the system prompt, as online GRPO does
     lora: bool = False  # train LoRA adapters instead of all weights (merged at the end)
@@ -104,7 +105,7 @@ def prepare_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> SFTJob:
     args = SFTConfig(
         output_dir=str(folder / "checkpoints"), max_steps=run.max_steps, num_train_epochs=run.epochs,
         per_device_train_batch_size=run.batch_size, gradient_accumulation_steps=run.grad_accum,
-        learning_rate=run.learning_rate, warmup_steps=run.warmup_steps, lr_scheduler_type="constant_with_warmup",
+        learning_rate=run.learning_rate, warmup_steps=run.warmup_steps, lr_scheduler_type=run.lr_scheduler,
         logging_steps=run.logging_steps, save_steps=run.save_steps, save_total_limit=2, seed=run.seed,
         assistant_only_loss=True, max_length=None, use_cpu=common.use_cpu(), bf16=not common.use_cpu(),
         report_to="none", dataloader_num_workers=0, disable_tqdm=echo is None,

@@ -91,3 +91,53 @@ def test_report_prints_the_targets_and_saves_curves_beside_the_table(learned, tm
     assert "target demo <= 6 minutes: NOT met" in text
     assert f"sft      {summary(sft)['successes']:3}/" in text
     assert Image.open(folder / "curves.png").size[0] > 800
+
+
+def test_checkpoint_records_the_element_format_it_was_trained_on(learned):
+    from pathlib import Path
+
+    from training.prompt_format import FORMAT_FILE, read_format
+    from training.registry import get_model
+
+    _, _, lake, _ = learned
+    entry = get_model(lake, "demo-sft")
+    expected = {"action_format": CFG.action_format, "coords": CFG.coords, "history": CFG.history, "elements": True}
+    assert entry.config["prompt_format"] == expected
+    assert read_format(entry.path) == expected and (Path(entry.path) / FORMAT_FILE).is_file()
+
+
+def test_rollout_of_an_element_checkpoint_builds_its_prompt_and_parses_its_replies(learned):
+    """`phoneloop rollout --policy demo-sft` on mock phones: the policy picks the element format up from the
+    checkpoint (the CLI's default --style/--coords say otherwise), lists the elements, maps numbers to pixels."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    _, _, lake, _ = learned
+    result = CliRunner().invoke(app, ["rollout", "--policy", "demo-sft", "--tasks", "SettingsWifiOn", "--phones",
+                                      "mock:1", "--episodes", "2", "--max-steps", "4", "--style", "json",
+                                      "--coords", "abs", "--max-tokens", "48", "--lake", str(lake.uri), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout[result.stdout.index("{"):])
+    from datalake.lake import Lake
+
+    steps = Lake.open(lake.uri).sql("SELECT s.thought, s.raw_output, s.action_json FROM steps s JOIN episodes e USING (episode_id) "
+                     "WHERE json_extract_string(e.meta_json, '$.rollout_id') = ?", [report["rollout_id"]]).to_pylist()
+    assert steps and report["invalid_steps"] == sum((r["thought"] or "").startswith("invalid:") for r in steps)
+    parse_rate = 1 - report["invalid_steps"] / len(steps)
+    assert parse_rate >= 0.9, [r["raw_output"] for r in steps]
+    named = [r for r in steps if '"element"' in (r["raw_output"] or "")]
+    assert named, [r["raw_output"] for r in steps]  # the model named elements by number ...
+    assert all(json.loads(r["action_json"]).get("element") for r in named)  # ... recorded with their target
+
+
+def test_models_without_a_recorded_format_keep_the_options_given(learned, tmp_path):
+    from rollout.policies import PolicyOptions, trained_options
+
+    _, _, lake, _ = learned
+    given = PolicyOptions(style="json", coords="abs")
+    assert trained_options(str(tmp_path), given, str(lake.uri)) == given  # a folder with no record
+    assert trained_options("no-such-model", given, str(lake.uri)) == given
+    assert trained_options("demo-sft", given, str(lake.uri)).elements is True

@@ -84,3 +84,25 @@ def test_mixed_run_scores_offline_rows_with_step_rewards_and_episodes_with_the_v
     assert verifier_log  # episodes were scored by the verifier
     format_rewards = [r for r in entry.metrics["rewards/format_reward/mean"] if r is not None]
     assert format_rewards  # offline rows were scored by the step rewards
+
+
+def test_element_mode_lists_the_screen_and_acts_on_a_named_element():
+    """A policy SFT'd on element lists names targets by number online too; the phone acts at that element,
+    and naming the oracle's elements by number solves the task (the verifier says so)."""
+    from mockphone.layout import Display
+
+    settings = env_module.EnvSettings(elements=True, width=Display().width, height=Display().height)
+    env = env_module.env_factory(settings)()
+    env.reset(task="SettingsWifiOn", seed=3)
+    row = env_module.task_rows("SettingsWifiOn", 1, settings, seed=3)[0]
+    listed = row["prompt"][1]["content"][-1]["text"]
+    assert "Task: " in listed and "\nElements:\n[1] " in listed
+    assert "element" in row["prompt"][0]["content"][0]["text"]  # the system prompt says how to name one
+    screen = env.mobile_use(action="open", text="settings")
+    assert screen[-1]["text"].startswith("Elements:\n[1] ")
+    bad = env.mobile_use(action="click", element=len(env.items) + 5)
+    assert isinstance(bad, str) and "not on this screen" in bad
+    for label in ("Network & internet", "Wi-Fi"):
+        number = next(m.number for m in env.items if m.element.text == label)
+        assert env.mobile_use(action="click", element=number)[0]["text"].startswith("ok")
+    assert env.get_reward() == 1.0

@@ -1,0 +1,34 @@
+"""`phoneloop demo` (the README's main command) runs the measured experiment as its round by default."""
+
+import json
+
+from typer.testing import CliRunner
+
+from phoneloop.cli import app
+
+
+def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_path):
+    from PIL import Image
+
+    lake = str(tmp_path / "lake")
+    result = CliRunner().invoke(app, ["demo", "--quick", "--lake", lake])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    for line in ("policy   success  95% interval", "random ", "sft ", "grpo ", "sft_vs_random: paired difference",
+                 "grpo_vs_sft: paired difference", "GRPO groups with non-zero reward variance"):
+        assert line in text, text
+    folder = tmp_path / "lake" / "experiments" / "demo"
+    assert (folder / "report.md").read_text().strip("`\n") in text
+    assert Image.open(folder / "curves.png").size[0] > 800
+    report = json.loads((folder / "report.json").read_text())
+    assert report["sft"]["episodes"] == report["random"]["episodes"] == 6  # 3 templates x 2 held-out seeds
+    assert report["grpo_vs_sft"]["n"] == 6
+    # GRPO used both sources: offline step rewards and the mock phones' verifier reward
+    sources = report["grpo_rewards"]
+    assert "rewards/MockPhoneEnv/mean" in sources and "rewards/argument_reward/mean" in sources, sources
+
+    again = CliRunner().invoke(app, ["demo", "--quick", "--lake", lake, "--json"])
+    out = json.loads(again.stdout)
+    assert out["imported"] == 0 and out["experiment"]["wall_s"] == report["wall_s"]  # nothing ran twice
+    oracle = [r for r in out["summary"] if r["source"] == "oracle"]
+    assert sum(r["episodes"] for r in oracle) >= 6 and all(r["success_rate"] == 1.0 for r in oracle)  # 3 x 2 seeds + sample
