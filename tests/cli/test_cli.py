@@ -133,7 +133,7 @@ def test_compact_keeps_rows(lake_dir):
 
 def test_demo_runs_a_full_loop_round_and_is_safe_to_run_again(tmp_path):
     """The README's main job: sample + mock demonstrations -> datasets -> SFT -> rollouts -> GRPO -> eval."""
-    result = runner.invoke(app, ["demo", "--round", "loop", "--lake", str(tmp_path / "lake"), "--json"])
+    result = runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["imported"] == 6 and out["quarantined"] == 0
@@ -143,6 +143,6 @@ def test_demo_runs_a_full_loop_round_and_is_safe_to_run_again(tmp_path):
     assert ("rollout", "mock", "single-app") in rows
     assert "| category | demo-loop-r1-sft | demo-loop-r1-grpo | oracle | random |" in out["eval_markdown"]
     assert out["round"]["eval"]["by_category"]["mini-app"]["oracle"]["rate"] == 1.0
-    again = json.loads(runner.invoke(app, ["demo", "--round", "loop", "--lake", str(tmp_path / "lake"),
+    again = json.loads(runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"),
                                            "--json"]).stdout)
     assert again["imported"] == 0 and again["round"] == out["round"]  # nothing ran twice

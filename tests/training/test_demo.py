@@ -1,4 +1,4 @@
-"""`phoneloop demo` (the README's main command) runs the measured experiment as its round by default."""
+"""`phoneloop demo --round experiment`: the measured experiment (random vs SFT vs SFT->GRPO on held-out seeds)."""
 
 import json
 
@@ -11,7 +11,7 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     from PIL import Image
 
     lake = str(tmp_path / "lake")
-    result = CliRunner().invoke(app, ["demo", "--quick", "--lake", lake])
+    result = CliRunner().invoke(app, ["demo", "--round", "experiment", "--quick", "--lake", lake])
     assert result.exit_code == 0, result.output
     text = result.stdout
     for line in ("policy   success  95% interval", "random ", "sft ", "grpo ", "sft_vs_random: paired difference",
@@ -27,7 +27,7 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     sources = report["grpo_rewards"]
     assert "rewards/MockPhoneEnv/mean" in sources and "rewards/argument_reward/mean" in sources, sources
 
-    again = CliRunner().invoke(app, ["demo", "--quick", "--lake", lake, "--json"])
+    again = CliRunner().invoke(app, ["demo", "--round", "experiment", "--quick", "--lake", lake, "--json"])
     out = json.loads(again.stdout)
     assert out["imported"] == 0 and out["experiment"]["wall_s"] == report["wall_s"]  # nothing ran twice
     oracle = [r for r in out["summary"] if r["source"] == "oracle"]
