@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, i18n, render, tools, uixml
+from mockphone import gestures, i18n, tools, uixml
 from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App

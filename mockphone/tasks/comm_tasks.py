@@ -9,7 +9,7 @@ from datalake.types import Action
 from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks import answers, statediff
+from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 
 if TYPE_CHECKING:

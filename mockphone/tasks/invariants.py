@@ -25,7 +25,7 @@ import copy
 import io
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from datalake.types import Action
 from mockphone import i18n

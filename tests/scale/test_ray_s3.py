@@ -4,26 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 import ray
 
 from datalake.lake import Lake
 from tests.factory import episode
-from tests.s3_server import S3Server
-
-
-@pytest.fixture(scope="module")
-def s3():
-    with S3Server() as server:
-        server.create_bucket("lake")
-        yield server
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @ray.remote(num_cpus=0.25, max_restarts=0)

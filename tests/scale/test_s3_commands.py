@@ -21,18 +21,10 @@ from datalake import interchange
 from datalake.lake import Lake
 from datalake.storage import filesystem
 from phoneloop.cli import app
-from tests.s3_server import S3Server
 
 SAMPLE = Path(str(resources.files("phoneloop") / "sample" / "episodes.jsonl"))
 RECIPE = Path(__file__).resolve().parents[2] / "examples" / "recipes" / "default.yaml"
 TOKEN = "s3-api-token"
-
-
-@pytest.fixture(scope="module")
-def s3():
-    with S3Server() as server:
-        server.create_bucket("lake")
-        yield server
 
 
 @pytest.fixture(scope="module")

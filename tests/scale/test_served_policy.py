@@ -26,13 +26,6 @@ def tiny_lake(tmp_path_factory) -> Lake:
     return lake
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def _prompt(text: str) -> list[dict]:
     return [{"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": text}]}]
 

@@ -6,7 +6,6 @@ of an uninterrupted local run."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time

@@ -4,7 +4,6 @@ import gzip
 import random
 import struct
 
-import pytest
 
 from collectors.importers import protos
 from collectors.importers.tfrecord import CorruptRecord, Record, frame, masked_crc, read_records, write_records
