@@ -200,6 +200,9 @@ def test_rotation_between_two_taps_each_tap_lands_on_its_screens_pixel(server, a
 def test_step_facts_are_in_step_meta_and_in_the_lakes_pairing_column(server, adb_phone, lake):
     vd = server.devices[0]
     rec = Recorder(adb_phone, "open shop").start()
+    # a frame before the touch-down (else the first step is rightly "uncertain": nothing shows
+    # what the screen was when the finger came down)
+    assert rec.wait_observed_after(time.monotonic())
     replay(vd, rec, Action("tap", x=540, y=1000))
     episode = rec.stop(success=True)
     assert "steps_meta" not in episode.meta
