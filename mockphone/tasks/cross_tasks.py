@@ -56,8 +56,9 @@ class AssistantLeaveRequest(Task):
     schema = {"date": Param(str, choices=DATES), "reason": Param(str, choices=REASONS)}
 
     def check(self, phone: MockPhone) -> float:
-        replies = _fresh(phone, "Ref: LR-")
-        return fraction(bool(replies), any(self.params["date"] in r and self.params["reason"] in r for r in replies))
+        replies = _fresh(phone, "Ref: LR-")  # the latest draft counts: asking for every date does not
+        return fraction(bool(replies), bool(replies) and self.params["date"] in replies[-1]
+                        and self.params["reason"] in replies[-1])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("assistant")
@@ -77,7 +78,8 @@ class AssistantSummarize(Task):
 
     def check(self, phone: MockPhone) -> float:
         first = self.params["text"].split(".")[0]
-        return float(bool(_fresh(phone, f"{first}. Ref: SM-")))
+        replies = phone.state("assistant").replies()  # the latest reply: summarising every text does not count
+        return float(bool(replies) and f"{first}. Ref: SM-" in replies[-1])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("assistant")

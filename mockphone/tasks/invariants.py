@@ -6,8 +6,9 @@ For a task class and a seed:
 * ``oracle-one``: the oracle scores exactly 1.0;
 * ``wrong-endings``: every wrong-but-plausible ending scores < 1 — generic ones built here
   (``truncated``: the oracle one action short; ``side-effect``: the oracle plus one change the
-  task does not allow; ``other-params``: the oracle of the same template with other params;
-  ``second-answer``: an answer task answered twice) and the task's own ``wrong_endings()``;
+  task does not allow; ``other-params``: the oracle of the same template with other params (a
+  wrong contact, amount, item); ``also-other-params``: the oracle and then that one too (the
+  text also sent to a second contact); ``second-answer``: an answer task answered twice) and the task's own ``wrong_endings()``;
 * ``determinism``: the same seed gives the same actions, screens and score;
 * ``render-xml``: the screenshot has the display's size and every clickable element of the
   dumped tree is hit by a tap at its centre;
@@ -156,6 +157,34 @@ def _with_params(params: dict) -> Ending:
     return play
 
 
+def _also_params(params: dict) -> Ending:
+    """The task done, and then the same done to a second target (the text also sent to another contact)."""
+    def play(phone: MockPhone, task: Task) -> None:
+        ending = _ending_of(run_oracle(phone, task, terminate=False))
+        _also_play(phone, task, params)
+        phone.act(ending)
+
+    return play
+
+
+def _also_play(phone: MockPhone, task: Task, params: dict) -> None:
+    for app in task.app_names:  # start the apps afresh, as an agent going back to them would
+        phone.act(Action("shell", command=f"am force-stop {phone.app(app).package}"))
+    try:
+        _play(phone, type(task)(params))
+    except Exception:  # noqa: BLE001 - the second target is not there: what was done so far stays
+        pass
+
+
+def _also_changes(task: Task, seed: int, params: dict) -> bool:
+    """Whether doing ``params``' oracle after the task's own changes the phone's state any further."""
+    phone, own = start(type(task), seed, task.params)
+    run_oracle(phone, own, terminate=False)
+    done = {p: v for p, v in statediff.snapshot(phone).items() if not statediff.allowed(p, ("system.*",))}
+    _also_play(phone, own, params)
+    return done != {p: v for p, v in statediff.snapshot(phone).items() if not statediff.allowed(p, ("system.*",))}
+
+
 def _second_answer(phone: MockPhone, task: Task) -> None:
     actions = run_oracle(phone, task, terminate=False)
     given = next((a.text for a in actions if a.type == "answer"), "")
@@ -174,6 +203,8 @@ def wrong_endings(task: Task, seed: int = 0) -> dict[str, Ending]:
     other = _other_params(task, seed) if task.schema else None
     if other is not None:
         endings["other-params"] = _with_params(other)
+        if _also_changes(task, seed, other):  # the second target exists on this phone
+            endings["also-other-params"] = _also_params(other)
     if answers_in_oracle(type(task), seed):
         endings["second-answer"] = _second_answer
     endings.update(task.wrong_endings())

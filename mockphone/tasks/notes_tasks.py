@@ -56,8 +56,9 @@ class NotesAppend(Task):
         note = phone.state("notes").find(self.params["title"])
         if note is None:
             return 0.0
-        lines = [ln.strip() for ln in note.body.strip().split("\n")]
-        return fraction(lines[0] == "First item", lines[-1] == self.params["line"])
+        lines = [ln.strip() for ln in note.body.split("\n") if ln.strip()]
+        # what was there, then the line once (appending it twice, or anything else, is not the task)
+        return fraction(lines[0] == "First item", lines[1:] == [self.params["line"]]) if lines else 0.0
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("notes")

@@ -279,7 +279,9 @@ class FilesCreateFolder(Task):
     schema = {"folder": Param(str, choices=("Receipts", "Travel 2026", "Scans"))}
 
     def check(self, phone: MockPhone) -> float:
-        return float(self.params["folder"] in phone.state("files").folders)
+        # exactly this one folder more than at the start: an extra folder is collateral damage too
+        before = self._start[id(phone)]["files.folders"]
+        return float(tuple(phone.state("files").folders) == (*before, self.params["folder"]))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("files")

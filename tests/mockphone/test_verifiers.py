@@ -164,3 +164,59 @@ def test_new_record_budget_allows_exactly_that_many():
     assert statediff.violations(before, one, ["notes.notes[+1]*"]) == []
     phone.act(Action("tool", name="notes.create", args={"title": "B", "body": "b"}))
     assert statediff.violations(before, statediff.snapshot(phone), ["notes.notes[+1]*"])
+
+
+# --- found by the audit: allowed sets wider than the task, and guesses through a chat -----------------
+
+def test_an_extra_folder_fails_files_create_folder():
+    phone, task = started("FilesCreateFolder", {"folder": "Receipts"})
+    solve(phone, task, terminate=False)
+    assert task.is_successful(phone) == 1.0
+
+    def another(ui):
+        yield from ui.open("files")
+        yield from ui.tap(rid="new_folder")
+        yield from ui.type_into("folder_name", "Scans")
+        yield from ui.tap(rid="create")
+
+    play(phone, phone.app("files").package, another)
+    assert "Scans" in phone.state("files").folders and task.is_successful(phone) == 0.0
+
+
+def test_appending_the_line_twice_fails_notes_append():
+    phone, task = started("NotesAppend", {"title": "Project plan", "line": "Buy batteries and tape"})
+    solve(phone, task, terminate=False)
+    assert task.is_successful(phone) == 1.0
+    play(phone, phone.app("notes").package, lambda ui: solve_steps(ui, task))
+    assert phone.state("notes").find("Project plan").body.count("Buy batteries and tape") == 2
+    assert task.is_successful(phone) < 1.0
+
+
+def solve_steps(ui, task):
+    yield from task.oracle(ui)
+
+
+def test_asking_the_assistant_for_every_date_fails_the_leave_request():
+    from mockphone.tasks.cross_tasks import DATES
+
+    phone, task = started("AssistantLeaveRequest", {"date": "April 3", "reason": "moving house"})
+    solve(phone, task, terminate=False)
+    assert task.is_successful(phone) == 1.0
+    for date in DATES:  # the right request, then one for every other date too
+        if date != "April 3":
+            play(phone, phone.app("assistant").package,
+                 lambda ui, d=date: solve_steps(ui, get("AssistantLeaveRequest")({"date": d, "reason": "moving house"})))
+    assert task.is_successful(phone) < 1.0
+
+
+def test_doing_the_task_and_the_same_to_a_second_target_is_a_wrong_ending():
+    from mockphone.tasks import invariants
+
+    assert "also-other-params" in invariants.wrong_endings(get("MessagesSend")(seed=0), 0)
+    right = {"name": "Mia Chen", "text": "On my way!"}
+    phone, task = started("MessagesSend", right)
+    sent = sum(m.sender == "me" for ms in phone.state("messages").threads.values() for m in ms)
+    invariants._also_params({**right, "name": "Omar Haddad"})(phone, task)
+    now = phone.state("messages").threads
+    assert sum(m.sender == "me" for ms in now.values() for m in ms) == sent + 2
+    assert now["Omar Haddad"][-1].text == "On my way!" and task.is_successful(phone) == 0.0
