@@ -40,6 +40,16 @@ def test_list_rows_carry_measured_facts(listed):
     assert row["instruction"].startswith("Change ")
 
 
+def test_optimal_steps_are_measured_from_the_oracle_not_copied_from_complexity(listed):
+    from mockphone.tasks.catalog import oracle_steps
+
+    templates = [r for r in listed if r["kind"] == "template"]
+    for r in templates:
+        cls = registry.REGISTRY[r["template"]]
+        assert r["optimal_steps"] == len(oracle_steps(cls, r["seed"])), r["template"]
+    assert sum(r["optimal_steps"] != registry.REGISTRY[r["template"]].complexity for r in templates) > len(templates) / 2
+
+
 def test_list_filters_by_category_and_app():
     result = invoke("tasks", "list", "--category", "safety", "--app", "bank", "--instances", "0", "--json")
     names = {r["template"] for r in json.loads(result.output)}
