@@ -3,7 +3,7 @@
 For a task class and a seed:
 
 * ``start-zero``: the untouched start state scores exactly 0;
-* ``oracle-one``: the oracle scores exactly 1.0;
+* ``oracle-one``: the oracle scores exactly 1.0 (a mixed task's by the GUI, the shell and a tool);
 * ``wrong-endings``: every wrong-but-plausible ending scores < 1 — generic ones built here
   (``truncated``: the oracle one action short; ``side-effect``: the oracle plus one change the
   task does not allow; ``other-params``: the oracle of the same template with other params (a
@@ -76,15 +76,28 @@ def check_start_zero(cls: type[Task], seed: int) -> list[Failure]:
 
 
 def check_oracle_one(cls: type[Task], seed: int) -> list[Failure]:
-    phone, task = start(cls, seed)
-    try:
-        run_oracle(phone, task)
-    except MockPhoneError as exc:
-        return [Failure(cls.name(), seed, "oracle-one", f"oracle crashed: {exc}")]
-    score = task.is_successful(phone)
-    if score == 1.0:
-        return []
-    return [Failure(cls.name(), seed, "oracle-one", f"oracle scores {score}; violations {task.violations(phone)[:5]}")]
+    """The oracle scores 1.0; a mixed task's oracle by each path (GUI, shell, tool)."""
+    out = []
+    for via in _paths(cls):
+        phone, task = start(cls, seed)
+        label = "oracle" if via == "gui" else f"oracle via {via}"
+        if via != "gui":
+            task.via = via
+        try:
+            run_oracle(phone, task)
+        except MockPhoneError as exc:
+            out.append(Failure(cls.name(), seed, "oracle-one", f"{label} crashed: {exc}"))
+            continue
+        score = task.is_successful(phone)
+        if score != 1.0:
+            out.append(Failure(cls.name(), seed, "oracle-one",
+                               f"{label} scores {score}; violations {task.violations(phone)[:5]}"))
+    return out
+
+
+def _paths(cls: type[Task]) -> tuple[str, ...]:
+    """The ways a task can be solved: a mixed task's three paths, else the GUI."""
+    return ("gui", "shell", "tool") if hasattr(cls, "via") else ("gui",)
 
 
 # --- wrong-but-plausible endings -----------------------------------------------------------
@@ -279,7 +292,7 @@ def _pool(classes: Iterable[type[Task]], seed: int) -> dict[str, list[Action]]:
     """Each task's oracle actions (a mixed task's shell and tool paths too), without answer/ask/terminate."""
     pool = {}
     for cls in classes:
-        for via in (("gui", "shell", "tool") if hasattr(cls, "via") else ("gui",)):
+        for via in _paths(cls):
             phone, task = start(cls, seed)
             task.via = via
             try:

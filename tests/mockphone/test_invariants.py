@@ -80,3 +80,23 @@ def test_invariants_catch_a_broken_oracle():
 def test_allow_everything_task_lets_side_effects_through_and_the_check_names_it():
     failures = invariants.check_wrong_endings(_LeakyVerifier, 0)
     assert any("side-effect" in f.detail for f in failures)
+
+
+class _GuiOnlyMixed(_LeakyVerifier):
+    """A deliberately broken mixed task: its tool path calls a tool that does not exist."""
+
+    category = "mixed"
+    via = "gui"
+    allowed = ("system.settings[global/wifi_on]",)
+
+    def oracle(self, ui):
+        if self.via == "tool":
+            yield Action("tool", name="wifi.off", args={})
+        else:
+            yield Action("shell", command="svc wifi disable")
+
+
+def test_oracle_check_runs_every_path_of_a_mixed_task():
+    failures = invariants.check_oracle_one(_GuiOnlyMixed, 0)
+    assert [f.detail.split(" scores")[0] for f in failures] == ["oracle via tool"]
+    assert invariants.check_oracle_one(REGISTRY["MixedWifiOff"], 0) == []
