@@ -389,6 +389,11 @@ class AdbPhone:
     def _act_shell(self, a: Action) -> AdbActResult:
         return self._do(a.command)
 
+    def _act_tool(self, a: Action) -> AdbActResult:
+        """A phone over adb exposes no tool set: the call is an error step the policy sees, not a crash."""
+        return AdbActResult(False, "no tool set", output=f"Tool error: {a.name!r} is not a tool of {self.serial} "
+                            "(a phone over adb has no tools; use GUI or shell actions)")
+
     def _noop(self, a: Action) -> AdbActResult:
         return AdbActResult(True, f"{a.type}: nothing to do on the phone")
 

@@ -94,9 +94,26 @@ def test_key_and_shell_actions(adb_phone, server):
     assert server.devices[0].phone.nav.foreground is None and result.output.strip() in ("0", "1")
 
 
-def test_tool_actions_are_unsupported_on_real_phones(adb_phone):
-    with pytest.raises(UnsupportedAction, match="tool"):
-        adb_phone.act(Action("tool", name="search"))
+def test_tool_action_on_a_phone_over_adb_is_an_error_result_not_a_raise(adb_phone):
+    result = adb_phone.act(Action("tool", name="search", args={"q": "x"}))
+    assert result.ok is False and "'search' is not a tool" in result.output
+
+
+class ToolThenTerminate:
+    name, source = "tool-happy", "agent"
+
+    def __init__(self):
+        self.plan = [Action("tool", name="weather.lookup", args={"city": "Oslo"}), Action("key", key="home"),
+                     Action("terminate", status="success")]
+
+    def act(self, instruction, observation, history):
+        return self.plan.pop(0), None
+
+
+def test_unknown_tool_on_a_phone_over_adb_is_an_error_step_and_the_episode_is_kept(adb_phone):
+    episode = run_episode(adb_phone, ToolThenTerminate(), "Check the weather", max_steps=5)
+    assert [s.action.type for s in episode.steps] == ["tool", "key", "terminate"]
+    assert episode.meta["tool_errors"][0]["step"] == 0 and "weather.lookup" in episode.meta["tool_errors"][0]["error"]
 
 
 def test_transient_dump_failures_are_retried(adb_phone, server):
