@@ -79,7 +79,9 @@ def test_invalid_step_shows_the_raw_output_and_the_error(page, server, research)
     assert step.locator(".tag.invalid").first.is_visible()
     assert page.locator("section.step:not(.current)").first.is_hidden()
     big = step.locator(".shot.big img").first.bounding_box()
-    assert big["height"] > 700  # the screenshot fills the window's height, not a thumbnail
+    caption = step.locator(".frames figcaption").first.bounding_box()
+    # the screenshot fills the window's height below the header, not a thumbnail, and all of it is in view
+    assert big["height"] > 0.6 * 1080 and big["y"] + big["height"] <= caption["y"] <= 1080 - caption["height"]
     assert page.locator("#stop").inner_text() == "max_steps"
     keep(page, "episode-invalid-step")
     page.keyboard.press("j")
