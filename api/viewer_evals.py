@@ -23,7 +23,10 @@ EvalId = Annotated[str, PathParam(min_length=1, max_length=200)]  # as the JSON 
 
 @router.get("/evals", response_class=HTMLResponse)
 def evals_page(request: Request) -> HTMLResponse:
-    return templates.TemplateResponse(request, "evals.html", {"evals": evals.list_evals(request.app.state.browser.sql)})
+    """Every evaluation, and a form comparing any two (evaluation, policy) on the seeds both ran."""
+    rows = evals.list_evals(request.app.state.browser.sql)
+    policies = sorted({p["policy"] for ev in rows for p in ev["policies"]})
+    return templates.TemplateResponse(request, "evals.html", {"evals": rows, "policies": policies})
 
 
 @router.get("/evals/compare", response_class=HTMLResponse)

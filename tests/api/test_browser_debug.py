@@ -221,6 +221,12 @@ def test_evals_list_links_each_evaluation_with_its_counts(page, server, research
     for r in stored:
         assert f"{r['policy']}: {r['successes']} / {r['episodes']}" in row.inner_text()
     keep(page, "evals")
+    page.select_option("#compare-any select[name=left_policy]", "sft-r1")
+    page.select_option("#compare-any select[name=right_policy]", "random:0")
+    page.click("#compare-any button")
+    page.wait_for_url("**/evals/compare?**")
+    assert page.locator("#compare-pairs a").count() > 0
+    page.go_back()
     row.locator(f"a[href='/evals/{EVAL_ID}']").click()
     page.wait_for_url(f"**/evals/{EVAL_ID}")
     assert page.locator("#eval-table").is_visible()
