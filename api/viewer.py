@@ -3,7 +3,7 @@
 - ``/episodes``: search, filters with counts per facet, sorting and paging (api/listing.py);
 - ``/episodes/{id}``: a filmstrip of every step and one large step view (before/after,
   the action drawn, what the model said and whether it parsed, the target and its UI-tree
-  node, the correction); ``j``/``k`` move between steps, ``[``/``]`` to the previous/next
+  node, the correction, its timing); ``j``/``k`` move between steps, ``[``/``]`` to the previous/next
   episode of the listing the page was opened from (its filters ride along in the URL);
 - ``/evals``, ``/evals/{id}``, ``/evals/compare``: evaluations (api/viewer_evals.py);
 - ``/datasets``, ``/datasets/{name}/v{N}``, ``.../diff``: versions, their episodes, report
