@@ -3,7 +3,7 @@
 - ``/episodes``: search, filters with counts per facet, sorting and paging (api/listing.py);
 - ``/episodes/{id}``: a filmstrip of every step and one large step view (before/after,
   the action drawn, what the model said and whether it parsed, the target and its UI-tree
-  node, the correction); ``j``/``k`` move between steps, ``[``/``]`` to the previous/next
+  node, the correction, its timing); ``j``/``k`` move between steps, ``[``/``]`` to the previous/next
   episode of the listing the page was opened from (its filters ride along in the URL);
 - ``/evals``, ``/evals/{id}``, ``/evals/compare``: evaluations (api/viewer_evals.py);
 - ``/datasets``, ``/datasets/{name}/v{N}``, ``.../diff``: versions, their episodes, report
@@ -20,6 +20,7 @@ from typing import Annotated
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -37,6 +38,10 @@ templates.env.filters["pct"] = lambda v: "—" if v is None else f"{100 * v:.1f}
 router = APIRouter(include_in_schema=False)
 public = APIRouter(include_in_schema=False)
 PAGE = 50
+Name = Annotated[str, PathParam(min_length=1, max_length=200)]  # as the JSON routes: no long id echoed back
+Version = Annotated[int, PathParam(ge=0, le=2**31 - 1)]
+TIMING_LABELS = {"policy_ms": "policy answered in", "t_ms": "asked at", "frame_lag_ms": "frame lag",
+                 "tree_lag_ms": "UI tree lag"}
 SAFE_KINDS = ("text/html", "application/json", "text/markdown", "text/plain", "text/csv")
 
 
@@ -44,6 +49,17 @@ class EpisodeView(EpisodeFilters):
     """An episode page's parameters: the listing it came from, and ``embed`` (no navigation bar)."""
 
     embed: bool = False
+
+
+def timing(meta: dict) -> list[tuple[str, str]]:
+    """A step's timing facts in words, from its meta's ``*_ms`` numbers (``policy_ms``, ``t_ms``
+    from rollouts; ``frame_lag_ms``, ``tree_lag_ms`` from recorded demonstrations)."""
+    out = []
+    for key, value in meta.items():
+        if key.endswith("_ms") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            label = TIMING_LABELS.get(key, key[:-3].replace("_", " "))
+            out.append((label, f"+{value / 1000:.2f} s" if key == "t_ms" else f"{value:g} ms"))
+    return out
 
 
 def _browser(request: Request) -> Browser:
@@ -112,10 +128,12 @@ def episodes_page(request: Request, query: Annotated[EpisodePageQuery, Query()])
 
 
 @router.get("/episodes/{episode_id}", response_class=HTMLResponse)
-def episode_page(request: Request, episode_id: str, query: Annotated[EpisodeView, Query()]) -> HTMLResponse:
+def episode_page(request: Request, episode_id: Name, query: Annotated[EpisodeView, Query()]) -> HTMLResponse:
     browser = _browser(request)
     episode = browser.episode(episode_id)
     for step in episode["steps"]:
+        step["timing"] = timing(step["meta"])
+        step["facts"] = {k: v for k, v in step["meta"].items() if not k.endswith("_ms")}
         w, h = step["frame_width"], step["frame_height"]
         step["shapes"] = shapes(step["action"], w, h) if not step["invalid"] else []
         step["correction_shapes"] = shapes(step["correction"], w, h) if step["correction"] else []
@@ -133,13 +151,13 @@ def datasets_page(request: Request) -> HTMLResponse:
 
 
 @router.get("/datasets/{name}/diff", response_class=HTMLResponse)
-def dataset_diff_page(request: Request, name: str, a: Annotated[int, Query(ge=0, le=2**31 - 1)],
+def dataset_diff_page(request: Request, name: Name, a: Annotated[int, Query(ge=0, le=2**31 - 1)],
                       b: Annotated[int, Query(ge=0, le=2**31 - 1)]) -> HTMLResponse:
     return templates.TemplateResponse(request, "dataset_diff.html", {"d": _browser(request).dataset_diff(name, a, b)})
 
 
 @router.get("/datasets/{name}/v{version}", response_class=HTMLResponse)
-def dataset_page(request: Request, name: str, version: int) -> HTMLResponse:
+def dataset_page(request: Request, name: Name, version: Version) -> HTMLResponse:
     browser = _browser(request)
     row = browser.dataset(name, version)
     others = [d["version"] for d in browser.datasets() if d["name"] == name and d["version"] != version]
@@ -148,13 +166,13 @@ def dataset_page(request: Request, name: str, version: int) -> HTMLResponse:
 
 
 @router.get("/datasets/{name}/v{version}/report")
-def dataset_report(request: Request, name: str, version: int) -> Response:
+def dataset_report(request: Request, name: Name, version: Version) -> Response:
     path, body = _browser(request).dataset_report(name, version)
     return _untrusted(path, body)
 
 
 @router.get("/datasets/{name}/v{version}/card")
-def dataset_card(request: Request, name: str, version: int) -> Response:
+def dataset_card(request: Request, name: Name, version: Version) -> Response:
     path, body = _browser(request).dataset_file(name, version, "card")
     return _untrusted(path, body)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse
 
 from api import evals
@@ -17,11 +18,15 @@ from api.viewer import templates
 router = APIRouter(include_in_schema=False)
 COLOURS = ("#2f6fdf", "#e5484d", "#30a46c", "#f5a524", "#8e4ec6", "#12a594")
 Text = Annotated[str, Query(min_length=1, max_length=500)]
+EvalId = Annotated[str, PathParam(min_length=1, max_length=200)]  # as the JSON route: no long echo
 
 
 @router.get("/evals", response_class=HTMLResponse)
 def evals_page(request: Request) -> HTMLResponse:
-    return templates.TemplateResponse(request, "evals.html", {"evals": evals.list_evals(request.app.state.browser.sql)})
+    """Every evaluation, and a form comparing any two (evaluation, policy) on the seeds both ran."""
+    rows = evals.list_evals(request.app.state.browser.sql)
+    policies = sorted({p["policy"] for ev in rows for p in ev["policies"]})
+    return templates.TemplateResponse(request, "evals.html", {"evals": rows, "policies": policies})
 
 
 @router.get("/evals/compare", response_class=HTMLResponse)
@@ -37,7 +42,7 @@ def compare_page(request: Request, left: Text, left_policy: Text, right: Text, r
 
 
 @router.get("/evals/{eval_id}", response_class=HTMLResponse)
-def eval_page(request: Request, eval_id: str) -> HTMLResponse:
+def eval_page(request: Request, eval_id: EvalId) -> HTMLResponse:
     detail = evals.eval_detail(request.app.state.browser.sql, eval_id)
     colours = {p: COLOURS[i % len(COLOURS)] for i, p in enumerate(detail["policies"])}
     return templates.TemplateResponse(request, "eval.html", {

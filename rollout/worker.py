@@ -106,19 +106,25 @@ def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "n
 class _Recorder:
     """Passes ``act`` through to the policy and keeps the steps, so an episode whose
     policy fails part-way can still be written with the steps it took; keeps the policy's
-    per-step score (``step_meta``: model policies with log-probs) for the steps' meta."""
+    per-step score (``step_meta``: model policies with log-probs) for the steps' meta, and
+    the step's timing: ``policy_ms`` (how long the policy took to answer) and ``t_ms`` (when
+    it was asked, in ms since the episode's first step), which the viewer shows."""
 
     def __init__(self, policy: Any):
         self.policy, self.name, self.source = policy, policy.name, policy.source
         self.history: list = []
         self.step_meta: dict[int, dict] = {}  # step index -> meta the policy gave for it
+        self.started: float | None = None
 
     def act(self, instruction, observation, history):
         self.history = history  # run_episode's own list: it holds every recorded step
+        asked = time.monotonic()
+        self.started = asked if self.started is None else self.started
         result = self.policy.act(instruction, observation, history)
+        timing = {"policy_ms": round(1000 * (time.monotonic() - asked), 1),
+                  "t_ms": round(1000 * (asked - self.started), 1)}
         meta = getattr(self.policy, "step_meta", None)
-        if meta:
-            self.step_meta[len(history)] = dict(meta)  # the step run_episode appends next
+        self.step_meta[len(history)] = {**(meta or {}), **timing}  # the step run_episode appends next
         return result
 
     def scored(self, steps) -> tuple:

@@ -15,6 +15,15 @@
     document.body.dataset.currentStep = String(current);
     history.replaceState(null, "", "#step=" + steps[current].dataset.step);
     if (thumbs[current]) thumbs[current].scrollIntoView({ block: "nearest", inline: "center" });
+    fit();
+  }
+  function fit() {  // the big screenshot fills the window below what is above it (its caption stays in view)
+    const figure = steps[current].querySelector(".frames figure");
+    const img = figure && figure.querySelector("img");
+    if (!img) return;
+    const caption = figure.querySelector("figcaption");
+    const above = img.getBoundingClientRect().top + window.scrollY + (caption ? caption.offsetHeight : 0) + 8;
+    document.documentElement.style.setProperty("--above-step", Math.round(above) + "px");
   }
   function go(id) {
     const link = document.getElementById(id);
@@ -65,5 +74,6 @@
     if (box.open && !box.dataset.loaded) loadTree(box);
   }));
   show(current);
+  window.addEventListener("resize", fit);
   if (location.hash.startsWith("#step-")) window.addEventListener("load", () => window.scrollTo(0, 0));
 })();

@@ -225,6 +225,7 @@ def export_folder(root: Path, ids_by_split: dict[str, list[str]]) -> Path:
         (root / "sft").mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.table({"episode_id": ids, "step_index": [0] * len(ids)}), root / "sft" / f"{split}-0.parquet")
     (root / "README.md").write_text("# sft-mix\n\nA card.\n")
+    (root / "report.html").write_text(f"<!doctype html><h1>sft-mix report</h1><p>{root.name}</p>")
     return root
 
 
@@ -263,7 +264,8 @@ def research_lake(tmp_path_factory, research) -> Lake:
                                  (2, v2, {"train": all_ids[1:5], "val": all_ids[5:8]})):
         formats = {"sft": {s: {"rows": len(v), "files": [f"sft/{s}-0.parquet"]} for s, v in ids.items()}}
         row = dataset_row(version=version, folder=str(folder))
-        row["exports_json"] = json.dumps({"path": str(folder), "formats": formats, "card": "README.md"})
+        row["exports_json"] = json.dumps({"path": str(folder), "formats": formats, "card": "README.md",
+                                          "report": "report.html"})
         row["recipe"] = f"name: sft-mix\nmax_steps: {20 * version}\n"
         rows.append(row)
     lake.append("datasets", rows)

@@ -79,7 +79,9 @@ def test_invalid_step_shows_the_raw_output_and_the_error(page, server, research)
     assert step.locator(".tag.invalid").first.is_visible()
     assert page.locator("section.step:not(.current)").first.is_hidden()
     big = step.locator(".shot.big img").first.bounding_box()
-    assert big["height"] > 700  # the screenshot fills the window's height, not a thumbnail
+    caption = step.locator(".frames figcaption").first.bounding_box()
+    # the screenshot fills the window's height below the header, not a thumbnail, and all of it is in view
+    assert big["height"] > 0.6 * 1080 and big["y"] + big["height"] <= caption["y"] <= 1080 - caption["height"]
     assert page.locator("#stop").inner_text() == "max_steps"
     keep(page, "episode-invalid-step")
     page.keyboard.press("j")
@@ -208,4 +210,59 @@ def test_docs_work_with_the_network_off(page, server):
     keep(page, "docs-offline")
     page.goto(f"{server}/redoc")
     page.wait_for_selector("redoc h1, [role=navigation]", timeout=20_000)
+    keep(page, "redoc-offline")
     assert blocked == []
+
+
+def test_evals_list_links_each_evaluation_with_its_counts(page, server, research_lake):
+    page.goto(f"{server}/evals")
+    row = page.locator("#evals tr", has_text=EVAL_ID)
+    stored = research_lake.sql("SELECT policy, successes, episodes FROM evals WHERE eval_id = ?", [EVAL_ID]).to_pylist()
+    for r in stored:
+        assert f"{r['policy']}: {r['successes']} / {r['episodes']}" in row.inner_text()
+    keep(page, "evals")
+    page.select_option("#compare-any select[name=left_policy]", "sft-r1")
+    page.select_option("#compare-any select[name=right_policy]", "random:0")
+    page.click("#compare-any button")
+    page.wait_for_url("**/evals/compare?**")
+    assert page.locator("#compare-pairs a").count() > 0
+    page.go_back()
+    row.locator(f"a[href='/evals/{EVAL_ID}']").click()
+    page.wait_for_url(f"**/evals/{EVAL_ID}")
+    assert page.locator("#eval-table").is_visible()
+
+
+def test_dataset_pages_link_report_card_episodes_and_the_diff(page, server, research):
+    ids = list(research["ids"].values())
+    page.goto(f"{server}/datasets")
+    keep(page, "datasets")
+    page.click("#datasets a[href='/datasets/sft-mix/v1']")
+    page.wait_for_url("**/datasets/sft-mix/v1")
+    linked = page.locator(".episode-ids a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert sorted(linked) == sorted(f"/episodes/{i}" for i in ids[:6])  # v1 holds ids[:6] (train and val)
+    keep(page, "dataset-version")
+    for link, text in (("#report", "sft-mix report"), ("#card", "A card.")):
+        answer = page.request.get(server + page.locator(link).get_attribute("href"))
+        assert answer.status == 200 and text in answer.text()
+    page.click("a.diff")
+    page.wait_for_url("**/datasets/sft-mix/diff?a=1&b=2")
+    assert page.locator("#episodes-removed").inner_text().startswith("removed: 1")
+    assert page.locator("#episodes-added a").count() == len(set(ids[1:8]) - set(ids[:6]))
+    keep(page, "dataset-diff")
+    page.click("#episodes-removed a")
+    page.wait_for_url(f"**/episodes/{ids[0]}")
+    page.wait_for_selector("section.step.current")
+
+
+def test_a_label_studio_page_loads_frames_by_signed_url_with_read_auth_on(page, locked_server, research):
+    """Label Studio's own page (another origin, no session cookie) shows frames with signed URLs only."""
+    from api.signing import FrameSigner
+
+    sha = research["rollout"].steps[0].observation.sha256
+    frame = f"{locked_server}/frames/{sha}.png"
+    signed = f"{frame}?{FrameSigner.from_api_token(TOKEN).query(sha)}"
+    page.context.clear_cookies()
+    page.set_content(f'<img id="signed" src="{signed}"><img id="plain" src="{frame}">')
+    page.wait_for_function("['signed', 'plain'].every(i => document.getElementById(i).complete)")
+    sizes = page.evaluate("['signed', 'plain'].map(i => document.getElementById(i).naturalWidth)")
+    assert sizes == [research["rollout"].device.width, 0]

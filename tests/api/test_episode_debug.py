@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from api.browse import INVALID
 from rollout.policies import INVALID as POLICY_INVALID
 from tests.api.conftest import EVAL_ID, OUTPUTS, ROLLOUT_ID
@@ -76,3 +78,51 @@ def test_steps_equal_steps_resolved_with_or_without_annotations(client, shared_l
         assert [s["correction"] for s in steps] == [json.loads(r["action_json"]) if r["corrected"] else None
                                                     for r in rows]
         assert [s["step_correct"] for s in steps] == [r["step_correct"] for r in rows]
+
+
+def test_a_rollouts_steps_show_when_the_policy_was_asked_and_how_long_it_took(tmp_path):
+    """A real rollout (worker process, loopback OpenAI-compatible endpoint) -> lake -> page."""
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from datalake.lake import Lake
+    from rollout.policies import PolicyOptions
+    from rollout.runner import RolloutSpec, rollout
+    from tests.api.conftest import settings
+    from tests.rollout.chat_server import ChatServer
+
+    lake = Lake.init(tmp_path / "lake")
+    with ChatServer(lambda body: "not an action at all") as server:
+        report = rollout(lake.uri, RolloutSpec(policy=server.url, tasks="SettingsWifiOn", phones="mock:1",
+                                               max_steps=3, options=PolicyOptions(timeout=5, retries=0)))
+    assert report.episodes == 1 and report.invalid_steps == 3
+    client = TestClient(create_app(Lake.open(lake.uri), settings()))
+    (item,) = client.get("/api/episodes").json()["items"]
+    steps = client.get(f"/api/episodes/{item['episode_id']}").json()["steps"]
+    asked = [s["meta"]["t_ms"] for s in steps]
+    assert asked[0] == 0 and asked == sorted(asked) and len(set(asked)) == 3
+    assert all(s["meta"]["policy_ms"] >= 0 for s in steps)
+    html = client.get(f"/episodes/{item['episode_id']}").text
+    sections = re.split(r'<section class="step"', html)[1:]
+    for step, section in zip(steps, sections, strict=True):
+        timing = re.search(r'<dd class="timing">(.*?)</dd>', section).group(1)
+        assert f"policy answered in <code>{step['meta']['policy_ms']:g} ms</code>" in timing
+        assert f"asked at <code>+{step['meta']['t_ms'] / 1000:.2f} s</code>" in timing
+        assert "policy_ms" not in section.split('class="timing"')[1]  # not repeated as a raw fact
+    assert 'id="recorded-at"' in html and json.dumps(item["created_at"])[1:11] in html
+
+
+def test_steps_without_timing_say_so(rclient, research):
+    html = rclient.get(f"/episodes/{research['tree'].episode_id}").text
+    assert html.count('<dd class="timing"><span class="muted">no timing recorded</span></dd>') == 2
+
+
+@pytest.mark.parametrize("path", ["/episodes/{long}", "/evals/{long}", "/datasets/{long}/v1",
+                                  "/datasets/{long}/v1/card", "/datasets/{long}/diff?a=1&b=2"])
+def test_pages_refuse_an_oversized_id_without_echoing_it(rclient, path):
+    long = "x" * 5000
+    r = rclient.get(path.format(long=long))
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert "x" * 201 not in r.text and "at most 200 characters" in r.text

@@ -77,3 +77,26 @@ def test_summary_is_computed_from_results_when_the_row_has_none(rclient, fresh_l
     low, high = wilson(3, 4)
     assert body["rows"][0]["summary"]["overall"] == {"n": 4, "successes": 3, "rate": 0.75, "low": low, "high": high}
     assert 0.3 < low < 0.75 < high < 1.0
+
+
+def test_two_evaluations_compare_on_the_seeds_both_ran(fresh_lake, fresh_client, research):
+    """A later round's evaluation against an earlier one: the evals page offers it, pairs are per seed."""
+    rows = [dict(r) for r in research["rows"] if r["policy"] == "sft-r1"]
+    later = dict(rows[0], eval_id="eval00000002", policy="grpo-r2", name="round 2")
+    results = json.loads(later["results_json"])
+    for r in results:
+        r["outcome"] = "success"  # GRPO solves every seed SFT ran, seed 2 of ClockAddAlarm too
+    later["results_json"] = json.dumps(results[:3])  # and ran one seed fewer
+    fresh_lake.append("evals", [*rows, later])
+    html = fresh_client.get("/evals").text
+    form = html.split('id="compare-any"')[1].split("</form>")[0]
+    for eval_id in (EVAL_ID, "eval00000002"):
+        assert f'<option value="{eval_id}">' in form
+    assert ">grpo-r2</option>" in form and ">sft-r1</option>" in form
+    body = fresh_client.get("/api/evals/compare", params={"left": EVAL_ID, "left_policy": "sft-r1",
+                                                          "right": "eval00000002", "right_policy": "grpo-r2"}).json()
+    assert len(body["pairs"]) == 3
+    assert body["counts"] == {"both": 2, "only_left": 0, "only_right": 1, "neither": 0}
+    page = fresh_client.get("/evals/compare", params={"left": EVAL_ID, "left_policy": "sft-r1",
+                                                      "right": "eval00000002", "right_policy": "grpo-r2"})
+    assert page.status_code == 200 and "grpo-r2" in page.text
