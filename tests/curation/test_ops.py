@@ -163,14 +163,29 @@ def test_pii_detection(text, kinds):
     assert {s.kind for s in find_pii(text)} == kinds
 
 
-def test_new_recipient_fires_with_redaction_before_it(loaded):
+@pytest.mark.parametrize("order", [("redact", "safety_tags"), ("safety_tags", "redact")])
+def test_new_recipient_fires_with_redaction_in_the_recipe(loaded, order):
     lake, ids = loaded
     ws = workset.load(lake, [ids["pii"], ids["real_a"]])
     ctx = Context(lake)
-    for op in ("redact", "safety_tags"):
+    for op in order:
         ws = OPS[op].fn(ws, ctx)
     assert ws[0].tags == ["new_recipient"] and ws[1].tags == []
     assert "jo@example.com" not in ws[0].steps[0].action.text  # and the export stays redacted
+
+
+def test_one_untasked_instruction_with_pii_stays_in_one_split_after_redaction(loaded):
+    """Redaction gives each episode its own fakes; the split still sees one task."""
+    lake, ids = loaded
+    base = workset.load(lake, [ids["pii"]])[0]
+    ws = [replace(base, episode_id=f"p{k}", task=None, steps=list(base.steps)) for k in range(6)]
+    ws += [replace(base, episode_id=f"o{k}", task=f"other.task{k}", instruction=f"other {k}",
+                   steps=list(base.steps)) for k in range(20)]
+    ws = OPS["redact"].fn(ws, Context(lake), ocr="never")
+    assert len({e.instruction for e in ws[:6]}) == 6  # six different pseudonymised instructions
+    for seed in range(8):
+        assign_splits(ws, by="task", seed=seed, fractions={"train": 0.5, "val": 0.5})
+        assert len({e.split for e in ws[:6]}) == 1, seed
 
 
 def test_safety_tags_mark_payments_and_deletions_and_can_drop(loaded):
