@@ -231,3 +231,16 @@ def test_values_written_next_to_each_other_are_each_found():
         ("EMAIL", "canary6.person@corp-mail.net"), ("PHONE", "+1 415 555 0106"), ("CARD", "4539 1488 0603 4368"),
         ("ID", "110105194912161060")]
     assert find_pii("2024-05-01 10:30 and 12 34 56") == []
+
+
+@pytest.mark.parametrize("op, params", [("dedup_exact", {}), ("dedup_near", {}), ("dedup_frames", {"threshold": 0})])
+def test_dedup_after_redact_still_sees_a_repeated_episode_with_pii(loaded, op, params):
+    """Redaction gives each episode its own fakes; a dedup op after it compares what was recorded."""
+    lake, ids = loaded
+    (pii,) = workset.load(lake, [ids["pii"]])
+    ws = [pii, replace(pii, episode_id="again", steps=list(pii.steps))]
+    ctx = Context(lake)
+    ws = OPS["redact"].fn(ws, ctx, ocr="never")
+    assert ws[0].steps[0].action.text != ws[1].steps[0].action.text  # different fakes
+    kept = OPS[op].fn(ws, ctx, **params)
+    assert sum(len(e.steps) for e in kept) == len(pii.steps)
