@@ -102,3 +102,21 @@ def test_two_datasets_pushed_to_one_repo_keep_their_own_tags(lake_dir, hub, monk
         assert result.exit_code == 0, result.output
     refs = HfApi(endpoint=hub.url, token=hub.token).list_repo_refs("phoneloop/shared", repo_type="dataset")
     assert sorted(t.name for t in refs.tags) == ["default-v1", "other-v1"]
+
+
+def test_push_refuses_real_episodes_no_redact_op_scanned(lake_dir, hub, monkeypatch, tmp_path):
+    bare = tmp_path / "bare.yaml"
+    text = DEFAULT.read_text().replace("name: default", "name: bare")
+    bare.write_text(text.replace("  - op: redact\n    blur: true\n", ""))
+    assert "op: redact" not in bare.read_text()
+    for recipe in (DEFAULT, bare):
+        assert invoke("curate", recipe, "--lake", lake_dir).exit_code == 0
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    refused = invoke("datasets", "push", "bare@v1", "--repo", "phoneloop/bare", "--lake", lake_dir)
+    assert refused.exit_code == 2 and "no redact op scanned" in refused.output
+    assert hub.requests == []
+    for args in (("default@v1", "--repo", "phoneloop/ok"), ("bare@v1", "--repo", "phoneloop/bare",
+                                                          "--allow-unredacted")):
+        result = invoke("datasets", "push", *args, "--lake", lake_dir)
+        assert result.exit_code == 0, result.output
