@@ -182,7 +182,8 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
     records = details.get("redact", {}).pop("redaction_records", [])
     (tmp / "redactions.jsonl").write_text(redaction_summary(records))
     (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
-    unscanned = sum(e.phone == "real" and e.unredacted is None for e in ws)  # no redact op looked at them
+    blurred = details.get("redact", {}).get("blur", True)  # `blur: false` leaves the pixels as they were
+    unscanned = sum(e.phone == "real" and (e.unredacted is None or not blurred) for e in ws)
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,

@@ -107,7 +107,8 @@ def register(lake, dv: DatasetVersion, created_at: datetime) -> None:
 
 
 def unredacted_real_episodes(dv: DatasetVersion, storage_options: dict | None = None) -> int:
-    """Real-phone episodes in ``dv`` that no ``redact`` op scanned (from its manifest;
+    """Real-phone episodes in ``dv`` that no ``redact`` op scanned, or one that left the
+    pixels unblurred (from its manifest;
     versions built before the manifest counted them report 0)."""
     from datalake import storage
 

@@ -196,8 +196,9 @@ def push(
         dv = get_version(opened, ref)
         unscanned = unredacted_real_episodes(dv, opened.storage_options)
         if unscanned and not allow_unredacted:
-            fail(f"{dv.ref} holds {unscanned} real-phone episodes that no redact op scanned for personal data; "
-                 "add `- op: redact` to its recipe and build again, or pass --allow-unredacted; nothing pushed")
+            fail(f"{dv.ref} holds {unscanned} real-phone episodes that no redact op scanned for personal data "
+                 "(or one with blur: false); add `- op: redact` to its recipe and build again, or pass "
+                 "--allow-unredacted; nothing pushed")
         result = push_folder(Path(dv.path), repo, revision_tag=f"{dv.name}-v{dv.version}", private=private, token=token)
     except (CurationError, LakeError) as exc:
         fail(str(exc))

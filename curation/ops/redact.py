@@ -73,6 +73,7 @@ def redact(ws: list[EpisodeRow], ctx: Context, *, phones: list[str] | None = Non
     ctx.details["redactions"] = dict(sorted(totals.items()))
     ctx.details["redaction_records"] = records
     ctx.details["redacted_phones"] = sorted(phones)
+    ctx.details["blur"] = blur
     return out
 
 
