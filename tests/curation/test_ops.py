@@ -158,6 +158,10 @@ def test_redact_leaves_mock_phones_alone_unless_asked(loaded):
     ("Set an alarm for 07:30 on 2024-05-01", set()),
     ("+44 20 7946 0018", {"PHONE"}),
     ("(415) 555-0134", {"PHONE"}),
+    ("19950410 1640", set()),  # a compact date and time: "1640" is a valid German number to libphonenumber
+    ("order #3103314 shipped", set()),  # seven digits, no area code
+    ("PIN 1640 for card ending 4242, ref 20240501", set()),
+    ("030 1234 5678", {"PHONE"}),  # Berlin, written nationally
 ])
 def test_pii_detection(text, kinds):
     assert {s.kind for s in find_pii(text)} == kinds
@@ -244,3 +248,19 @@ def test_dedup_after_redact_still_sees_a_repeated_episode_with_pii(loaded, op, p
     assert ws[0].steps[0].action.text != ws[1].steps[0].action.text  # different fakes
     kept = OPS[op].fn(ws, ctx, **params)
     assert sum(len(e.steps) for e in kept) == len(pii.steps)
+
+
+def test_dates_times_prices_and_order_numbers_are_never_pii():
+    """A seeded fuzz over the numbers phone screens show that are not personal data."""
+    import random
+
+    rng = random.Random(0)
+    for _ in range(300):
+        y, m, d = rng.randrange(1990, 2030), rng.randrange(1, 13), rng.randrange(1, 29)
+        h, mi, sec = rng.randrange(24), rng.randrange(60), rng.randrange(60)
+        for text in (f"{y}-{m:02d}-{d:02d} {h:02d}:{mi:02d}", f"{d:02d}/{m:02d}/{y} {h}:{mi:02d}",
+                     f"{y}{m:02d}{d:02d} {h:02d}{mi:02d}", f"{y}-{m:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}Z",
+                     f"${rng.randrange(10 ** 6)}.{rng.randrange(100):02d}", f"order #{rng.randrange(10 ** 7)}",
+                     f"{rng.randrange(1, 100)} items at {h}:{mi:02d} on {y}-{m:02d}-{d:02d}",
+                     f"PIN {rng.randrange(10 ** 4):04d} ref {y}{m:02d}{d:02d}"):
+            assert find_pii(text) == [], text
