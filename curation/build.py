@@ -32,7 +32,7 @@ import duckdb
 
 from curation import workset
 from curation.card import render_card
-from curation.errors import CurationError, EmptySelection, RecipeError
+from curation.errors import CurationError, EmptySelection, RecipeError, VersionUnrebuildable
 from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
@@ -182,10 +182,12 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
     records = details.get("redact", {}).pop("redaction_records", [])
     (tmp / "redactions.jsonl").write_text(redaction_summary(records))
     (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
+    blurred = details.get("redact", {}).get("blur", True)  # `blur: false` leaves the pixels as they were
+    unscanned = sum(e.phone == "real" and (e.unredacted is None or not blurred) for e in ws)
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,
-                                                   "details": details}))
+                                                   "details": details, "unredacted_real_episodes": unscanned}))
     return exports, fingerprint, counts
 
 
@@ -293,6 +295,12 @@ def rebuild(lake, ref: str, *, progress: Progress | None = None,
     from curation.versions import get_version
 
     original = get_version(lake, ref)
+    lost = lost_tables(lake, original.table_versions)
+    if lost:
+        raise VersionUnrebuildable(
+            f"{original.ref} cannot be rebuilt: the lake no longer holds the files of {', '.join(lost)} "
+            "(a forced `lake compact --vacuum` removed them); its exports are still in "
+            f"{original.path or 'its folder'}")
     recipe = parse_recipe(original.recipe, source=f"{original.ref} recipe")
     prepared = prepare(lake, recipe, as_of=original.table_versions, progress=progress)
     remote = storage.is_remote(lake.uri)
@@ -307,6 +315,24 @@ def rebuild(lake, ref: str, *, progress: Progress | None = None,
         shutil.rmtree(tmp, ignore_errors=True)
     return {"ref": original.ref, "fingerprint": fingerprint, "original_fingerprint": original.fingerprint,
             "same": fingerprint == original.fingerprint, "counts": counts, "differing_files": differing}
+
+
+def lost_tables(lake, table_versions: dict[str, int]) -> list[str]:
+    """``table vN`` for each pinned table version whose log or data files are gone."""
+    from deltalake import DeltaTable
+    from deltalake.exceptions import DeltaError
+
+    lost = []
+    for table, version in sorted(table_versions.items()):
+        try:
+            files = DeltaTable(lake.table_uri(table), version=int(version),
+                               storage_options=lake.storage_options).file_uris()
+        except (DeltaError, OSError, ValueError):  # the version's log entry is gone
+            lost.append(f"{table} v{version}")
+            continue
+        if any(not storage.exists(uri, lake.storage_options) for uri in files):
+            lost.append(f"{table} v{version}")
+    return lost
 
 
 def _differing_files(original: str, rebuilt: Path, exports: dict, storage_options: dict | None = None) -> list[str]:

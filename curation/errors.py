@@ -18,6 +18,10 @@ class EmptySelection(CurationError):
     """The selection (or the ops after it) left nothing to export."""
 
 
+class VersionUnrebuildable(CurationError):
+    """The lake no longer holds the files a dataset version read (e.g. after a forced vacuum)."""
+
+
 class DatasetNotFound(CurationError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "dataset not found"

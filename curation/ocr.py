@@ -18,12 +18,9 @@ Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in image pixels
 
 @lru_cache(maxsize=1)
 def _engine():
-    import logging
-
     from rapidocr import RapidOCR
 
-    logging.getLogger("RapidOCR").setLevel(logging.WARNING)  # it logs every model file at INFO
-    return RapidOCR()
+    return RapidOCR(params={"Global.log_level": "warning"})  # it logs every model file at INFO
 
 
 def text_boxes(png: bytes) -> list[tuple[Box, str]]:

@@ -4,7 +4,9 @@ Detection uses maintained libraries where they exist:
 
 - phone numbers: ``phonenumbers.PhoneNumberMatcher`` (Google's libphonenumber) at
   ``Leniency.VALID`` for numbers written internationally (any region) and nationally in
-  ``REGIONS``; dates and times ("2024-05-01 10:30", "7:30") are not valid numbers;
+  ``REGIONS`` with at least ``MIN_NATIONAL_DIGITS`` digits (libphonenumber accepts
+  "1640" as a German number); dates and times ("2024-05-01 10:30", "7:30") are not
+  valid numbers;
 - card numbers: 13-19 digits passing ``stdnum.luhn``;
 - national ids: Chinese resident ids (``stdnum.cn.ric``: birth date and check digit)
   and US social security numbers (``stdnum.us.ssn``);
@@ -37,6 +39,7 @@ _CN_ID = re.compile(r"(?<!\d)\d{17}[\dXx](?![\dA-Za-z])")
 _SSN = re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _DIGITS = re.compile(r"\d")
+MIN_NATIONAL_DIGITS = 8  # a number written without +country needs its area code to count as a phone
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ def find_pii(text: str | None) -> list[Span]:
             add(m.start(), m.end(), "CARD", digits)
     for region in REGIONS:
         for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            if not m.raw_string.startswith("+") and len(_DIGITS.findall(m.raw_string)) < MIN_NATIONAL_DIGITS:
+                continue  # "1640", "3103314": valid short numbers somewhere, but mostly PINs, times, order ids
             add(m.start, m.end, "PHONE", phonenumbers.format_number(m.number, phonenumbers.PhoneNumberFormat.E164))
     _split_runs(text, found, add)
     return sorted(found, key=lambda s: s.start)

@@ -106,6 +106,18 @@ def register(lake, dv: DatasetVersion, created_at: datetime) -> None:
     lake.append("datasets", [dv.row(created_at)])
 
 
+def unredacted_real_episodes(dv: DatasetVersion, storage_options: dict | None = None) -> int:
+    """Real-phone episodes in ``dv`` that no ``redact`` op scanned, or one that left the
+    pixels unblurred (from its manifest;
+    versions built before the manifest counted them report 0)."""
+    from datalake import storage
+
+    data = storage.read_bytes(f"{dv.path.rstrip('/')}/manifest.json", storage_options) if dv.path else None
+    if data is None:
+        raise CurationError(f"{dv.ref}: no manifest.json in {dv.path or 'its folder'}; rebuild it")
+    return int(json.loads(data).get("unredacted_real_episodes", 0))
+
+
 def diff(a: DatasetVersion, b: DatasetVersion) -> dict[str, Any]:
     """What differs between two versions: fingerprint, tables read, counts, recipe text."""
     counts = {}

@@ -176,18 +176,29 @@ def push(
     repo: Annotated[str, typer.Option(help="Hub dataset repo, ORG/NAME.")],
     private: Annotated[bool, typer.Option(help="Create the repo as private.")] = False,
     token: Annotated[str | None, typer.Option(envvar="HF_TOKEN", help="Hub token (default: $HF_TOKEN).")] = None,
+    allow_unredacted: Annotated[bool, typer.Option(help="Push even when the version holds real-phone episodes "
+                                                        "that no redact op scanned.")] = False,
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
     """Push a version's exports, card and report to the Hub, tagged NAME-vN (honours HF_ENDPOINT).
 
+    A version with real-phone episodes that its recipe never redacted is refused
+    unless --allow-unredacted.
+
     Example: HF_TOKEN=... phoneloop datasets push default@v1 --repo my-org/phone-sft
     """
     from curation.hub import push_folder
-    from curation.versions import get_version
+    from curation.versions import get_version, unredacted_real_episodes
 
     try:
-        dv = get_version(open_lake(lake), ref)
+        opened = open_lake(lake)
+        dv = get_version(opened, ref)
+        unscanned = unredacted_real_episodes(dv, opened.storage_options)
+        if unscanned and not allow_unredacted:
+            fail(f"{dv.ref} holds {unscanned} real-phone episodes that no redact op scanned for personal data "
+                 "(or one with blur: false); add `- op: redact` to its recipe and build again, or pass "
+                 "--allow-unredacted; nothing pushed")
         result = push_folder(Path(dv.path), repo, revision_tag=f"{dv.name}-v{dv.version}", private=private, token=token)
     except (CurationError, LakeError) as exc:
         fail(str(exc))

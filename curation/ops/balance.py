@@ -57,7 +57,7 @@ def split_groups(ws: list[EpisodeRow], by: str) -> list[str]:
     """The group of each episode. By task: the normalised template id, else the normalised
     instruction, and episodes sharing either one are one group, so ``settings.wifi_on``,
     ``SettingsWifiOn`` and an untasked "Turn on Wi-Fi" (the instruction of one of them)
-    land together."""
+    land together. Keys come from the episode as recorded (before redaction)."""
     keys = [group_key(e, by) for e in ws]
     if by != "task":
         return keys
@@ -71,7 +71,8 @@ def split_groups(ws: list[EpisodeRow], by: str) -> list[str]:
         return k
 
     for e, k in zip(ws, keys):
-        a, b = find(k), find(f"i:{normalise_instruction(e.instruction)}")
+        recorded = e.unredacted or e
+        a, b = find(k), find(f"i:{normalise_instruction(recorded.instruction)}")
         if a != b:
             parent[max(a, b)] = min(a, b)  # the smallest key names the group: independent of order
     return [find(k) for k in keys]

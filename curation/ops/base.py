@@ -63,6 +63,9 @@ def task_key(episode) -> str:
 
 
 def group_key(episode, by: str) -> str:
+    """The episode's app, task key or id; computed on the episode as recorded, so
+    redaction (a different fake per episode) never splits one task into many."""
+    episode = getattr(episode, "unredacted", None) or episode
     if by == "app":
         return episode.app or "-"
     if by == "task":

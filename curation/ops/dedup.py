@@ -20,15 +20,26 @@ from curation.workset import EpisodeRow, action_key
 
 
 def _task(e: EpisodeRow) -> str:
+    e = e.unredacted or e
     return e.task or e.instruction.strip().lower()
 
 
+def recorded_steps(e: EpisodeRow) -> list:
+    """The kept steps as recorded: redaction gives every episode its own fakes, so
+    comparisons across episodes look at what was recorded, whatever the op order."""
+    if e.unredacted is None:
+        return list(e.steps)
+    recorded = {s.index: s for s in e.unredacted.trajectory}
+    return [recorded.get(s.index, s) for s in e.steps]
+
+
 def dedup_exact(ws: list[EpisodeRow], ctx: Context) -> list[EpisodeRow]:
-    """Drop episodes with the same task (or instruction) and the same action sequence."""
+    """Drop episodes with the same task (or instruction) and the same action sequence
+    (as recorded, so it works before or after ``redact``)."""
     seen: set = set()
     out = []
     for e in ws:
-        key = (_task(e), tuple(action_key(s) for s in e.steps))
+        key = (_task(e), tuple(action_key(s) for s in recorded_steps(e)))
         if key not in seen:
             seen.add(key)
             out.append(e)
@@ -115,11 +126,8 @@ def content_key(e: EpisodeRow, grid: int = 20) -> tuple:
     """What an episode says and does, independent of pixels: the normalised instruction
     and, per step, the action without coordinates plus its target (see ``dedup_near``).
     Computed on the episode as recorded when redaction has already run."""
-    if e.unredacted is None:
-        return normalise_instruction(e.instruction), tuple(_step_key(s, grid) for s in e.steps)
-    recorded = {s.index: s for s in e.unredacted.trajectory}
-    return (normalise_instruction(e.unredacted.instruction),
-            tuple(_step_key(recorded.get(s.index, s), grid) for s in e.steps))
+    return (normalise_instruction((e.unredacted or e).instruction),
+            tuple(_step_key(s, grid) for s in recorded_steps(e)))
 
 
 def _step_key(s, grid: int) -> str:
@@ -141,10 +149,12 @@ def _step_key(s, grid: int) -> str:
 
 
 def dedup_frames(ws: list[EpisodeRow], ctx: Context, *, threshold: int = 4) -> list[EpisodeRow]:
-    """Drop steps showing a near-identical screen with the same action as an earlier kept step."""
+    """Drop steps showing a near-identical screen with the same action as an earlier kept
+    step (frames and actions as recorded, so it works before or after ``redact``)."""
     flat = [(ei, si) for ei, e in enumerate(ws) for si in range(len(e.steps))]
     if not flat:
         return ws
+    recorded = [recorded_steps(e) for e in ws]
     shas = [ws[ei].steps[si].frame_sha for ei, si in flat]
     hashes = ctx.phashes(shas)
     labels = clusters(np.array([hashes[s] for s in shas], dtype=np.uint64), threshold)
@@ -152,7 +162,7 @@ def dedup_frames(ws: list[EpisodeRow], ctx: Context, *, threshold: int = 4) -> l
     drop: set[tuple[int, int]] = set()
     cluster_examples: dict[int, list[str]] = defaultdict(list)
     for (ei, si), label in zip(flat, labels.tolist()):
-        key = (label, action_key(ws[ei].steps[si]))
+        key = (label, action_key(recorded[ei][si]))
         if key in seen:
             drop.add((ei, si))
         else:

@@ -4,8 +4,9 @@ Applies to episodes from the phones in ``phones`` (by default only ``real``: moc
 phones show synthetic people, and rewriting them would only teach wrong targets).
 For each such episode, every string field is scanned with ``curation.pii`` (phone
 numbers via ``phonenumbers``, cards via Luhn, Chinese ids and US SSNs via
-``python-stdnum``, emails): the instruction, the episode and step ``meta``, thoughts,
-raw model output, every action field (typed text, answers, element text /
+``python-stdnum``, emails): the instruction, the episode and step ``meta``, the
+episode's category, policy, failure reason and device record, thoughts, raw model
+output, the step's package and activity, every action field (typed text, answers, element text /
 content-desc / resource id), and every attribute of every UI-tree node (text,
 content-desc, hint, ...). Each value becomes a plausible fake, the same fake
 everywhere in the episode, so the action that types the number the instruction names
@@ -39,6 +40,10 @@ from datalake.types import Action
 from datalake.uitree import parse_bounds
 
 OCR_MODES = ("no_tree", "always", "never")
+# Free-text fields besides the instruction, meta, actions and trees. ``app`` and ``task``
+# are identifiers (package names, template ids) that grouping and reports key on: kept.
+EPISODE_TEXT = ("category", "policy", "failure_reason", "device")
+STEP_TEXT = ("thought", "raw_output", "package", "activity")
 
 
 def redact(ws: list[EpisodeRow], ctx: Context, *, phones: list[str] | None = None, blur: bool = True,
@@ -68,6 +73,7 @@ def redact(ws: list[EpisodeRow], ctx: Context, *, phones: list[str] | None = Non
     ctx.details["redactions"] = dict(sorted(totals.items()))
     ctx.details["redaction_records"] = records
     ctx.details["redacted_phones"] = sorted(phones)
+    ctx.details["blur"] = blur
     return out
 
 
@@ -77,6 +83,10 @@ def _redact_episode(e: EpisodeRow, ctx: Context, blur: bool, ocr: str, note) -> 
     note(e.episode_id, None, "instruction", kinds)
     meta, kinds = _redact_value(e.meta, names)
     note(e.episode_id, None, "meta", kinds)
+    fields = {}
+    for field in EPISODE_TEXT:
+        fields[field], kinds = _redact_value(getattr(e, field), names)
+        note(e.episode_id, None, field, kinds)
     done: dict[int, StepRow] = {}
 
     def one(s: StepRow) -> StepRow:
@@ -87,7 +97,7 @@ def _redact_episode(e: EpisodeRow, ctx: Context, blur: bool, ocr: str, note) -> 
     trajectory = tuple(one(s) for s in e.trajectory)
     steps = [one(s) for s in e.steps]
     return replace(e, instruction=instruction, meta=meta, steps=steps, trajectory=trajectory,
-                   unredacted=e.unredacted or e)
+                   unredacted=e.unredacted or e, **fields)
 
 
 def _redact_value(value, names: Pseudonyms):
@@ -109,7 +119,7 @@ def _redact_value(value, names: Pseudonyms):
 def _redact_step(episode_id: str, s: StepRow, ctx: Context, names: Pseudonyms, blur: bool, ocr: str,
                  note) -> StepRow:
     changes: dict = {}
-    for field in ("thought", "raw_output"):
+    for field in STEP_TEXT:
         new, kinds = names.replace(getattr(s, field))
         if kinds:
             changes[field] = new

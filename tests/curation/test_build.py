@@ -168,6 +168,7 @@ def test_real_mock_recipe_mixes_steps_one_to_one(lake):
 
 
 def test_vacuum_refuses_while_a_registered_version_needs_the_files(lake):
+    from curation.errors import VersionUnrebuildable
     from datalake.errors import VacuumRefused
 
     first = curate(lake, load_recipe(DEFAULT))
@@ -177,7 +178,7 @@ def test_vacuum_refuses_while_a_registered_version_needs_the_files(lake):
     assert rebuild(lake, first.ref)["same"] is True  # nothing was deleted
     report = lake.compact(vacuum=True, force=True)
     assert report["unrebuildable"] == ["default@v1"]
-    with pytest.raises(Exception):
+    with pytest.raises(VersionUnrebuildable, match=r"default@v1 cannot be rebuilt: .*episodes v\d"):
         rebuild(lake, first.ref)
 
 

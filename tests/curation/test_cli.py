@@ -102,3 +102,24 @@ def test_two_datasets_pushed_to_one_repo_keep_their_own_tags(lake_dir, hub, monk
         assert result.exit_code == 0, result.output
     refs = HfApi(endpoint=hub.url, token=hub.token).list_repo_refs("phoneloop/shared", repo_type="dataset")
     assert sorted(t.name for t in refs.tags) == ["default-v1", "other-v1"]
+
+
+def test_push_refuses_real_episodes_no_redact_op_scanned(lake_dir, hub, monkeypatch, tmp_path):
+    bare = tmp_path / "bare.yaml"
+    text = DEFAULT.read_text().replace("name: default", "name: bare")
+    bare.write_text(text.replace("  - op: redact\n    blur: true\n", ""))
+    assert "op: redact" not in bare.read_text()
+    unblurred = tmp_path / "unblurred.yaml"
+    unblurred.write_text(text.replace("name: bare", "name: unblurred").replace("blur: true", "blur: false"))
+    for recipe in (DEFAULT, bare, unblurred):
+        assert invoke("curate", recipe, "--lake", lake_dir).exit_code == 0
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    for ref in ("bare@v1", "unblurred@v1"):
+        refused = invoke("datasets", "push", ref, "--repo", "phoneloop/bare", "--lake", lake_dir)
+        assert refused.exit_code == 2 and "no redact op scanned" in refused.output, ref
+    assert hub.requests == []
+    for args in (("default@v1", "--repo", "phoneloop/ok"), ("bare@v1", "--repo", "phoneloop/bare",
+                                                          "--allow-unredacted")):
+        result = invoke("datasets", "push", *args, "--lake", lake_dir)
+        assert result.exit_code == 0, result.output

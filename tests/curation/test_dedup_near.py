@@ -71,3 +71,44 @@ def test_precision_and_recall_on_labelled_mock_pairs():
 def test_dedup_near_rejects_bad_parameters(alarms):
     with pytest.raises(ValueError, match="min_frames"):
         dedup_near([], Context(FrameStore()), min_frames=2.0)
+
+
+def _same_task_rows(n_original: int, n_twins: int, seed: int = 0):
+    """One instruction and action sequence done ``n_original`` times on distinct screens
+    (random frame hashes) and ``n_twins`` reruns of some of them (hashes 0-3 bits off)."""
+    import numpy as np
+
+    from curation.workset import EpisodeRow, StepRow
+    from datalake.types import Action, Target
+
+    rng = np.random.default_rng(seed)
+    acts = [Action("tap", x=10, y=10, element=Target(resource_id="app:id/go")), Action("terminate", status="success")]
+    hashes, rows, twin_of = {}, [], {}
+    originals = [[int(h) for h in rng.integers(0, 2**63, size=len(acts))] for _ in range(n_original)]
+    order = list(range(n_original)) + [int(rng.integers(n_original)) for _ in range(n_twins)]
+    for i, source in enumerate(order):
+        steps = []
+        for k, a in enumerate(acts):
+            h = originals[source][k]
+            if i >= n_original:
+                for b in rng.choice(64, size=int(rng.integers(0, 4)), replace=False):
+                    h ^= 1 << int(b)
+            hashes[f"{i}-{k}"] = h
+            steps.append(StepRow(index=k, frame_sha=f"{i}-{k}", width=100, height=100, action_json=a.to_json(),
+                                 action=a))
+        rows.append(EpisodeRow(episode_id=f"e{i}", instruction="Turn on Wi-Fi", source="human", phone="real",
+                               app="settings", category=None, task="settings.wifi_on", outcome="success",
+                               verified_by="human", policy=None, round=None, width=100, height=100, steps=steps))
+    return rows, hashes
+
+
+@pytest.mark.parametrize("n_original, n_twins", [(40, 20), (300, 150)])  # direct comparison, then the index
+def test_one_task_done_many_times_keeps_every_distinct_run(n_original, n_twins):
+    from curation.ops import dedup
+
+    rows, hashes = _same_task_rows(n_original, n_twins)
+    assert (len(rows) > dedup.SMALL_GROUP) is (n_original > 100)
+    ctx = Context(FrameStore())
+    ctx._hashes.update(hashes)
+    kept = dedup_near(rows, ctx)
+    assert [r.episode_id for r in kept] == [f"e{i}" for i in range(n_original)]

@@ -158,19 +158,38 @@ def test_redact_leaves_mock_phones_alone_unless_asked(loaded):
     ("Set an alarm for 07:30 on 2024-05-01", set()),
     ("+44 20 7946 0018", {"PHONE"}),
     ("(415) 555-0134", {"PHONE"}),
+    ("19950410 1640", set()),  # a compact date and time: "1640" is a valid German number to libphonenumber
+    ("order #3103314 shipped", set()),  # seven digits, no area code
+    ("PIN 1640 for card ending 4242, ref 20240501", set()),
+    ("030 1234 5678", {"PHONE"}),  # Berlin, written nationally
 ])
 def test_pii_detection(text, kinds):
     assert {s.kind for s in find_pii(text)} == kinds
 
 
-def test_new_recipient_fires_with_redaction_before_it(loaded):
+@pytest.mark.parametrize("order", [("redact", "safety_tags"), ("safety_tags", "redact")])
+def test_new_recipient_fires_with_redaction_in_the_recipe(loaded, order):
     lake, ids = loaded
     ws = workset.load(lake, [ids["pii"], ids["real_a"]])
     ctx = Context(lake)
-    for op in ("redact", "safety_tags"):
+    for op in order:
         ws = OPS[op].fn(ws, ctx)
     assert ws[0].tags == ["new_recipient"] and ws[1].tags == []
     assert "jo@example.com" not in ws[0].steps[0].action.text  # and the export stays redacted
+
+
+def test_one_untasked_instruction_with_pii_stays_in_one_split_after_redaction(loaded):
+    """Redaction gives each episode its own fakes; the split still sees one task."""
+    lake, ids = loaded
+    base = workset.load(lake, [ids["pii"]])[0]
+    ws = [replace(base, episode_id=f"p{k}", task=None, steps=list(base.steps)) for k in range(6)]
+    ws += [replace(base, episode_id=f"o{k}", task=f"other.task{k}", instruction=f"other {k}",
+                   steps=list(base.steps)) for k in range(20)]
+    ws = OPS["redact"].fn(ws, Context(lake), ocr="never")
+    assert len({e.instruction for e in ws[:6]}) == 6  # six different pseudonymised instructions
+    for seed in range(8):
+        assign_splits(ws, by="task", seed=seed, fractions={"train": 0.5, "val": 0.5})
+        assert len({e.split for e in ws[:6]}) == 1, seed
 
 
 def test_safety_tags_mark_payments_and_deletions_and_can_drop(loaded):
@@ -216,3 +235,32 @@ def test_values_written_next_to_each_other_are_each_found():
         ("EMAIL", "canary6.person@corp-mail.net"), ("PHONE", "+1 415 555 0106"), ("CARD", "4539 1488 0603 4368"),
         ("ID", "110105194912161060")]
     assert find_pii("2024-05-01 10:30 and 12 34 56") == []
+
+
+@pytest.mark.parametrize("op, params", [("dedup_exact", {}), ("dedup_near", {}), ("dedup_frames", {"threshold": 0})])
+def test_dedup_after_redact_still_sees_a_repeated_episode_with_pii(loaded, op, params):
+    """Redaction gives each episode its own fakes; a dedup op after it compares what was recorded."""
+    lake, ids = loaded
+    (pii,) = workset.load(lake, [ids["pii"]])
+    ws = [pii, replace(pii, episode_id="again", steps=list(pii.steps))]
+    ctx = Context(lake)
+    ws = OPS["redact"].fn(ws, ctx, ocr="never")
+    assert ws[0].steps[0].action.text != ws[1].steps[0].action.text  # different fakes
+    kept = OPS[op].fn(ws, ctx, **params)
+    assert sum(len(e.steps) for e in kept) == len(pii.steps)
+
+
+def test_dates_times_prices_and_order_numbers_are_never_pii():
+    """A seeded fuzz over the numbers phone screens show that are not personal data."""
+    import random
+
+    rng = random.Random(0)
+    for _ in range(300):
+        y, m, d = rng.randrange(1990, 2030), rng.randrange(1, 13), rng.randrange(1, 29)
+        h, mi, sec = rng.randrange(24), rng.randrange(60), rng.randrange(60)
+        for text in (f"{y}-{m:02d}-{d:02d} {h:02d}:{mi:02d}", f"{d:02d}/{m:02d}/{y} {h}:{mi:02d}",
+                     f"{y}{m:02d}{d:02d} {h:02d}{mi:02d}", f"{y}-{m:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}Z",
+                     f"${rng.randrange(10 ** 6)}.{rng.randrange(100):02d}", f"order #{rng.randrange(10 ** 7)}",
+                     f"{rng.randrange(1, 100)} items at {h}:{mi:02d} on {y}-{m:02d}-{d:02d}",
+                     f"PIN {rng.randrange(10 ** 4):04d} ref {y}{m:02d}{d:02d}"):
+            assert find_pii(text) == [], text

@@ -27,7 +27,8 @@ from datalake.types import Action, Device, Episode, Observation, Step, Target
 
 W, H = 360, 800
 FIELDS = ("instruction", "typed", "answer", "thought", "raw_output", "element", "tree_text", "tree_desc",
-          "tree_hint", "episode_meta", "step_meta", "pixels")
+          "tree_hint", "episode_meta", "step_meta", "pixels", "ask_user", "shell", "tool_args", "element_id",
+          "failure_reason", "device", "category", "policy", "package")
 
 
 def canaries(i: int) -> dict[str, str]:
@@ -95,11 +96,20 @@ def canary_episode() -> Episode:
              thought=sentence("thought"), raw_output=sentence("raw_output"), meta={"note": sentence("step_meta")}),
         Step(Observation(pixel_screen()), Action("input_text", text=sentence("typed"))),
         Step(Observation(pixel_screen()), Action("answer", text=sentence("answer"))),
+        Step(Observation(pixel_screen(), package=sentence("package"), activity=sentence("package")),
+             Action("ask_user", text=sentence("ask_user"))),
+        Step(Observation(pixel_screen()), Action("shell", command=f"am start -d 'tel:{sentence('shell')}'")),
+        Step(Observation(pixel_screen()), Action("tool", name="contacts.add",
+                                                 args={"query": sentence("tool_args"), "n": [sentence("tool_args")]})),
+        Step(Observation(tree_png, ui_tree=xml), Action("tap", x=100, y=300, element=Target(
+            index=2, resource_id=f"com.example:id/{VALUES['element_id']['email']}", text=sentence("element_id")))),
         Step(Observation(tree_png, ui_tree=xml), Action("terminate", status="success")),
     ]
     return Episode(instruction=f"Send a message: {sentence('instruction')}", source="human",
-                   device=Device(W, H, kind="real"), app="messages", task="messages.send", outcome="success",
-                   verified_by="human", steps=tuple(steps), meta={"contact": sentence("episode_meta")})
+                   device=Device(W, H, kind="real", extra={"owner": sentence("device")}), app="messages",
+                   task="messages.send", outcome="success", verified_by="human", steps=tuple(steps),
+                   meta={"contact": sentence("episode_meta")}, failure_reason=sentence("failure_reason"),
+                   category=sentence("category"), policy=sentence("policy"))
 
 
 RECIPE = """
@@ -112,7 +122,7 @@ ops:
 split: {by: episode, seed: 0, fractions: {train: 1.0}}
 exports:
   - {format: sft, history: 4, previous_screenshot: true, thought: true}
-  - {format: grpo}
+  - {format: grpo, elements: true}
   - {format: episodes}
 """
 
@@ -135,6 +145,17 @@ def leaks(text: str) -> list[str]:
         else:
             hit = value in text or digits(value) in flat or value.replace(" ", "") in text.replace(" ", "")
         if hit:
+            out.append(value)
+    return out
+
+
+def raw_leaks(data: bytes) -> list[str]:
+    """Canary values written as is (or without spaces) anywhere in a file's raw bytes:
+    Parquet footers keep column statistics (min / max strings) outside the decoded rows."""
+    out = []
+    for value in planted():
+        forms = {value, value.replace(" ", "")} | ({value.lower()} if "@" in value else set())
+        if any(form.encode() in data for form in forms):
             out.append(value)
     return out
 
@@ -186,7 +207,8 @@ def pushed(tmp_path_factory):
                     endpoint=hub.url)
         remote = {path: f.data for path, f in
                   hub.state.repos[("dataset", "phoneloop/canary")].files_at(f"{dv.name}-v{dv.version}").items()}
-    return dv, local, remote
+    raw = {s.observation.screenshot for e in (original, twin) for s in e.steps}  # every one shows canaries
+    return dv, local, remote, raw
 
 
 def test_the_canary_is_real_pii_that_ocr_can_read():
@@ -199,7 +221,7 @@ def test_the_canary_is_real_pii_that_ocr_can_read():
 
 
 def test_no_canary_value_in_any_produced_or_pushed_file(pushed):
-    dv, local, remote = pushed
+    dv, local, remote, _ = pushed
     assert remote and set(remote) <= set(local)
     assert any(n.endswith(".parquet") for n in remote) and "report.html" in remote
     for where, files in (("local", local), ("pushed", remote)):
@@ -208,7 +230,7 @@ def test_no_canary_value_in_any_produced_or_pushed_file(pushed):
         for name, data in sorted(files.items()):
             before = len(strings)
             read_file(name, data, strings, images)
-            found = sorted({v for s in strings[before:] for v in leaks(s)})
+            found = sorted({v for s in strings[before:] for v in leaks(s)} | set(raw_leaks(data)))
             assert not found, f"{where} {name} carries {found}"
         assert images
         for img in {bytes(i) for i in images}:
@@ -216,8 +238,21 @@ def test_no_canary_value_in_any_produced_or_pushed_file(pushed):
             assert not found, f"{where}: an image carries {found}"
 
 
+def test_report_thumbnails_are_made_from_redacted_frames_only(pushed):
+    """OCR cannot read a 120 px thumbnail, so compare bytes: no thumbnail in the report
+    (local or pushed) is the thumbnail of a lake frame as recorded."""
+    from curation.report import _thumb
+
+    dv, local, remote, raw = pushed
+    raw_thumbs = {_thumb(png) for png in raw}
+    for files in (local, remote):
+        shown = set(re.findall(r"data:image/jpeg;base64,[A-Za-z0-9+/=]+", files["report.html"].decode()))
+        assert shown  # the dropped twin makes a near-duplicate example
+        assert not shown & raw_thumbs
+
+
 def test_the_redacted_episode_still_types_what_its_instruction_says(pushed):
-    dv, local, _ = pushed
+    dv, local, _, _ = pushed
     table = pq.read_table(io.BytesIO(next(v for k, v in local.items() if k.startswith("episodes/")))).to_pylist()
     row = table[0]
     typed = json.loads(row["actions"][1])["text"]
@@ -226,5 +261,7 @@ def test_the_redacted_episode_still_types_what_its_instruction_says(pushed):
     assert "new_recipient" in row["safety_tags"]
     records = [json.loads(line) for line in local["redactions.jsonl"].decode().splitlines()]
     assert {r["field"] for r in records} >= {"instruction", "meta", "thought", "raw_output", "action", "step_meta",
-                                             "ui_tree", "screenshot_ocr", "screenshot_blur"}
+                                             "ui_tree", "screenshot_ocr", "screenshot_blur", "failure_reason",
+                                             "device", "category", "policy", "package", "activity"}
+    assert {json.loads(a)["type"] for a in row["actions"]} >= {"ask_user", "shell", "tool", "answer", "input_text"}
     assert not any(leaks(json.dumps(r)) for r in records)
