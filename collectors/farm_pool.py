@@ -129,7 +129,8 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
     host, _, port = hostport.rpartition(":")
     ref, stop = PhoneRef(host, int(port), serial), threading.Event()
     spec = lake_target if isinstance(lake_target, dict) else {"uri": lake_target}
-    factory, lake = load_policy_factory(opts.policy), Lake.open(spec["uri"], storage_options=spec.get("storage_options"))
+    factory = load_policy_factory(opts.policy)
+    lake = Lake.open(spec["uri"], storage_options=spec.get("storage_options"))
     batch: list = []
     since, phone, unfit = time.monotonic(), None, 0
     try:

@@ -9,9 +9,10 @@ A version stored on object storage (an ``s3://`` lake: its folder is in the buck
 downloaded once, through the lake's ``storage_options`` (the same credentials as its
 tables), into a local cache (``$PHONELOOP_CACHE``, default ``~/.cache/phoneloop``):
 ``datasets/<name>-v<N>-<fingerprint>``, the version's card and every export's files (the
-card's configs name them all, and ``datasets`` resolves them all), written to a staging folder and renamed into place when complete, so a half
-download is never read and a second run reads the cache. A version is immutable (its
-fingerprint names it), so the cache never goes stale.
+card's configs name them all, and ``datasets`` resolves them all), written to a staging
+folder and renamed into place when complete, so a half download is never read and a
+second run reads the cache. A version is immutable (its fingerprint names it), so the
+cache never goes stale.
 
 ``cap_images`` shrinks every screenshot to at most ``max_pixels`` once (``datasets``
 caches the result), so the loader hands the trainer small images instead of decoding

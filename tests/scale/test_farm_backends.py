@@ -59,7 +59,8 @@ def _finished(uri: str) -> list[tuple]:
 
 
 @pytest.mark.parametrize("backend", ["local", "ray"])
-def test_both_farm_backends_take_pools_decisions_on_a_drop_out(backend, server, tmp_path, decisions, request):  # noqa: F811
+def test_both_farm_backends_take_pools_decisions_on_a_drop_out(backend, server, tmp_path, decisions,  # noqa: F811
+                                                               request):
     if backend == "ray":
         request.getfixturevalue("adb_ray")
     lake = Lake.init(tmp_path / "lake")

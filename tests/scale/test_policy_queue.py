@@ -10,7 +10,6 @@ import json
 import threading
 import time
 import urllib.request
-from io import BytesIO
 
 import pytest
 import ray
