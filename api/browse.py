@@ -23,12 +23,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import pyarrow.fs as pafs
 from deltalake import DeltaTable
 
 from api import datasets, listing
 from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, StepNotFound
 from datalake import schema as S
+from datalake import storage
 from datalake.errors import EpisodeNotFound, FrameNotFound, UITreeError
 from datalake.lake import Lake
 from datalake.uitree import parse_ui_tree
@@ -251,7 +251,7 @@ class Browser:
         base = exports.get("path") or self.lake.uri  # curation writes it inside the version's folder
         uri = path if ("://" in path or path.startswith("/")) else f"{str(base).rstrip('/')}/{path}"
         try:
-            fs, inner = pafs.FileSystem.from_uri(uri)
+            fs, inner = storage.filesystem(uri, self.lake.storage_options)  # s3:// folders: the lake's credentials
             with fs.open_input_stream(inner) as src:
                 return path, src.read()
         except (OSError, ValueError) as exc:

@@ -9,6 +9,8 @@
 2. Frame fetch p50/p99 from the S3 lake (``Lake.frame``), against a local lake of the same frames.
 3. Ray backend (``rollout --backend ray``) against the local spawn runner on the same mock
    workload, and episodes/s with 1, 2 and 4 actors (when the Ray backend is available).
+4. The adb farm (``collect run``) over two phones of a virtual adb server: Ray actors against
+   the default threads, the same jobs through the same scheduling (``rollout.backends.Pool``).
 Timings are printed, never asserted.
 """
 
@@ -89,7 +91,7 @@ def bench_ray(quick: bool) -> None:
     from rollout.runner import RolloutSpec, jobs_for, rollout
 
     tasks = "app:clock&category:single-app" if quick else "app:clock,app:notes"
-    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, resources={f"adb:{s}": 1 for s in SERIALS})
     try:
         with tempfile.TemporaryDirectory() as tmp:
             def run(backend: str, phones: int, tag: str) -> float:
@@ -111,8 +113,36 @@ def bench_ray(quick: bool) -> None:
             print(f"  ratio ray/local          {remote / local:.2f}x   (target >= 0.85x)")
             for actors in (1, 2, 4):
                 print(f"  ray, {actors} actor(s)           {run('ray', actors, f'ray{actors}x'):6.2f} episodes/s")
+            bench_farm(quick, tmp)
     finally:
         ray.shutdown()
+
+
+SERIALS = ("emulator-5554", "emulator-5556")  # the virtual adb server's two phones
+
+
+def bench_farm(quick: bool, tmp: str) -> None:
+    """`collect run` over two virtual-adb phones: Ray actors against the default threads."""
+    from mockphone.adb import VirtualAdbServer
+
+    tasks, seeds = ["NotesCreate", "ContactsAdd"], list(range(2 if quick else 4))
+    with VirtualAdbServer(phones=2) as server:
+        from collectors.farm import collect_on_devices
+
+        def run(backend: str, tag: str) -> float:
+            lake = Lake.init(f"{tmp}/farm-{tag}")
+            t0 = time.perf_counter()
+            report = collect_on_devices(lake, list(SERIALS), tasks, seeds=seeds, port=server.port, backend=backend)
+            seconds = time.perf_counter() - t0
+            assert report.written == len(tasks) * len(seeds), report.errors
+            return report.written / seconds
+
+        run("ray", "warm")
+        threads, actors = run("local", "threads"), run("ray", "actors")
+    print(f"adb farm: collect run, {len(tasks) * len(seeds)} jobs over 2 virtual-adb phones")
+    print(f"  threads (default)        {threads:6.2f} episodes/s")
+    print(f"  ray actors               {actors:6.2f} episodes/s")
+    print(f"  ratio ray/threads        {actors / threads:.2f}x")
 
 
 def main() -> None:

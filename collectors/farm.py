@@ -4,32 +4,30 @@
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4),
                                 adb=["127.0.0.1:5037", "10.0.0.7:5037"])   # [] = every online phone
 
-The lake is opened and checked before the first job. Each phone has a worker thread (adb
-work is I/O: the phone does the rendering) that takes the next (task, seed) job from one
-``JobQueue`` when it is idle, so a slow phone simply takes fewer jobs. Before each job a
-health check runs: screen on and unlocked, battery above ``min_battery``, and the
-ADBKeyBoard IME present when the job types non-ASCII text. A phone that goes offline
-mid-episode has that episode retried on another phone (up to ``max_attempts``); the
-dropped attempt is kept with ``meta.failure_reason = "device_offline"``, outcome
-``unknown`` and ``verified_by = "none"``, so it does not count against the policy. The
-phone then reconnects with exponential backoff and rejoins, or leaves the farm after
-``reconnects`` failed tries. The parent writes every episode in one batch.
+The lake is opened and checked before the first job. Each phone has a worker (a thread
+here, or a Ray actor with ``backend="ray"``) that takes the next (task, seed) job from
+one queue when it is idle, so a slow phone simply takes fewer jobs; the scheduling is
+``rollout.backends.Pool``, the one every phone command shares (``collectors.farm_pool``).
+Before each job a health check runs: screen on and unlocked, battery above
+``min_battery``, and the ADBKeyBoard IME present when the job types non-ASCII text. A
+phone that goes offline mid-episode has that episode retried on another phone (up to
+``max_attempts``); the dropped attempt is kept with ``meta.failure_reason =
+"device_offline"``, outcome ``unknown`` and ``verified_by = "none"``, so it does not
+count against the policy. The phone then reconnects with exponential backoff and
+rejoins, or leaves the farm after ``reconnects`` failed tries. Workers write their
+episodes a few at a time as they finish.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-import queue
 import threading
-import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
 from collectors.adb_phone import AdbPhone, client, list_devices
-from collectors.errors import CollectorError, DeviceNotFound, EpisodeAborted
-from collectors.loop import CollectReport, OraclePolicy, _instantiate, run_episode, write
-from datalake.types import Episode
+from collectors.errors import CollectorError, DeviceNotFound
+from collectors.loop import CollectReport, OraclePolicy
 
 OFFLINE = "device_offline"
 
@@ -76,56 +74,6 @@ def load_policy_factory(spec: str):
     if not name:
         raise ValueError(f"policy {spec!r} must be 'oracle' or 'module:callable'")
     return getattr(importlib.import_module(module), name)
-
-
-# --- the job queue ------------------------------------------------------------------------------
-@dataclass
-class Job:
-    task: str
-    seed: int
-    attempts: int = 0
-    phones: list[str] = field(default_factory=list)  # where it was tried
-
-
-class JobQueue:
-    """Jobs for idle workers; ``take`` blocks until a job is free or every job is finished (then None)."""
-
-    def __init__(self, jobs: Iterable[Job]) -> None:
-        self._q: queue.Queue[Job] = queue.Queue()
-        self._open = 0
-        self._cond = threading.Condition()
-        for job in jobs:
-            self._q.put(job)
-            self._open += 1
-
-    def take(self, poll: float = 0.05) -> Job | None:
-        while True:
-            try:
-                return self._q.get(timeout=poll)
-            except queue.Empty:
-                with self._cond:
-                    if self._open == 0:
-                        return None
-
-    def give_back(self, job: Job) -> None:
-        """Return a job untouched (the phone could not start it) or for another try."""
-        self._q.put(job)
-
-    def finish(self) -> None:
-        with self._cond:
-            self._open -= 1
-
-    def close_all(self) -> list[Job]:
-        """Jobs nobody can run any more (every phone left); they are finished as failed."""
-        left = []
-        while True:
-            try:
-                left.append(self._q.get_nowait())
-            except queue.Empty:
-                break
-        with self._cond:
-            self._open -= len(left)
-        return left
 
 
 # --- phones --------------------------------------------------------------------------------------
@@ -202,18 +150,6 @@ class FarmOptions:
     min_battery: int = 15
 
 
-@dataclass
-class _Results:
-    episodes: list[Episode] = field(default_factory=list)
-    dropped: list[Episode] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, kind: str, item: Any) -> None:
-        with self.lock:
-            getattr(self, kind).append(item)
-
-
 def _connect(ref: PhoneRef, opts: FarmOptions, stop: threading.Event) -> tuple[AdbPhone | None, str]:
     wait, last = opts.backoff, ""
     for attempt in range(opts.reconnects + 1):
@@ -225,59 +161,6 @@ def _connect(ref: PhoneRef, opts: FarmOptions, stop: threading.Event) -> tuple[A
             break
         wait = min(wait * 2, 30.0)
     return None, last
-
-
-def _worker(ref: PhoneRef, jobs: JobQueue, out: _Results, opts: FarmOptions, stop: threading.Event) -> None:
-    factory = load_policy_factory(opts.policy)
-    phone: AdbPhone | None = None
-    unfit = 0
-    while True:
-        if phone is None:
-            phone, why = _connect(ref, opts, stop)
-            if phone is None:
-                out.add("errors", f"{ref.label}: left the farm after {opts.reconnects} reconnect tries ({why})")
-                return
-        job = jobs.take()
-        if job is None:
-            return
-        task = _instantiate(job.task, job.seed)
-        try:
-            reason = health(phone, _needs_ime(task), opts.min_battery)
-            if reason is not None:
-                jobs.give_back(job)
-                unfit += 1
-                if unfit > opts.reconnects:
-                    out.add("errors", f"{ref.label}: left the farm: {reason}")
-                    return
-                stop.wait(min(opts.backoff * 2 ** unfit, 30.0))
-                continue
-            unfit = 0
-            ep = run_episode(phone, factory(phone, task), task if task is not None else job.task, seed=job.seed,
-                             max_steps=opts.max_steps, meta={"serial": ref.serial, "adb": f"{ref.host}:{ref.port}",
-                                                             "attempt": job.attempts + 1})
-        except (EpisodeAborted, CollectorError) as exc:  # gone before the first step, or during the health check
-            ep, offline_before = None, str(exc)
-        else:
-            offline_before = None
-        if ep is not None and not str(ep.meta.get("failure_reason", "")).startswith("device offline"):
-            out.add("episodes", ep)
-            jobs.finish()
-            continue
-        job.attempts += 1
-        job.phones.append(ref.label)
-        if ep is not None:
-            meta = {**ep.meta, "failure_reason": OFFLINE, "offline_detail": ep.meta["failure_reason"],
-                    "counts_against_policy": False}
-            dropped_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{ep.episode_id}/dropped/{ref.label}/{job.attempts}"))
-            out.add("dropped", dataclasses.replace(ep, outcome="unknown", verified_by="none", meta=meta,
-                                                   episode_id=dropped_id))  # its own id: a retry may equal it
-        if job.attempts < opts.max_attempts:
-            jobs.give_back(job)  # another phone (or this one, reconnected) takes it
-        else:
-            out.add("errors", f"{job.task} seed {job.seed}: gave up after {job.attempts} attempts on "
-                              f"{', '.join(job.phones)} ({offline_before or 'device offline'})")
-            jobs.finish()
-        phone = None  # reconnect before the next job
 
 
 def check_lake(lake: Any) -> Any:
@@ -294,7 +177,7 @@ def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, s
                        options: FarmOptions | None = None, backend: str = "local", address: str | None = None,
                        **kw: Any) -> CollectReport:
     """Run every (task, seed) job from one queue over the phones of one or more adb servers
-    (``backend="ray"``: one Ray actor per phone, see ``collectors.farm_ray``)."""
+    (one thread per phone; ``backend="ray"``: one Ray actor per phone, see ``collectors.farm_pool``)."""
     from rollout.backends import check_backend
 
     check_backend(backend, address)
@@ -305,20 +188,6 @@ def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, s
     refs, problems = resolve_phones(list(serials), servers)
     if not refs:
         raise DeviceNotFound("no usable phone: " + ("; ".join(problems) or "the adb servers list no phones"))
-    if backend == "ray":
-        from collectors.farm_ray import collect_on_ray
+    from collectors.farm_pool import collect_on_backend
 
-        return collect_on_ray(target, refs, list(tasks), list(seeds), opts, problems, address)
-    jobs = JobQueue(Job(t, s) for t in tasks for s in list(seeds))
-    out, stop = _Results(errors=list(problems)), threading.Event()
-    threads = [threading.Thread(target=_worker, args=(r, jobs, out, opts, stop), name=f"farm-{r.label}", daemon=True)
-               for r in refs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for job in jobs.close_all():
-        out.errors.append(f"{job.task} seed {job.seed}: not run: no phone left in the farm")
-    report = write(target, out.episodes + out.dropped, out.errors)
-    report.dropped = len(out.dropped)  # type: ignore[attr-defined]
-    return report
+    return collect_on_backend(target, refs, list(tasks), list(seeds), opts, problems, backend, address)

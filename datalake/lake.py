@@ -40,13 +40,25 @@ def spawn_context() -> multiprocessing.context.SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
+def _no_bucket(uri: str, storage_options: dict[str, str] | None) -> None:
+    """A missing bucket is named as such (not as a missing lake, nor an S3 error stack)."""
+    bucket = storage.missing_bucket(uri, storage_options)
+    if bucket is not None:
+        raise LakeError(f"the bucket {bucket!r} of {uri} does not exist: create it first "
+                        f"(e.g. `aws s3 mb s3://{bucket}`), or check AWS_ENDPOINT_URL / AWS_REGION")
+
+
 class Lake:
     def __init__(self, uri: str, *, storage_options: dict[str, str] | None = None,
                  snapshot: Snapshot | None = None):
         self.uri = _normalise(uri)
         self.storage_options = storage.with_defaults(self.uri, storage_options)
         self.snapshot = snapshot
-        self.meta = S.read_marker(self.uri, storage_options)
+        try:
+            self.meta = S.read_marker(self.uri, storage_options)
+        except LakeNotFound:
+            _no_bucket(self.uri, self.storage_options)
+            raise
         self.schema_version = int(self.meta["schema_version"])
         self._tables: dict[str, DeltaTable] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -62,6 +74,7 @@ class Lake:
         try:
             S.read_marker(uri, storage_options)
         except LakeNotFound:
+            _no_bucket(uri, storage_options)
             for name, schema in S.TABLES.items():
                 DeltaTable.create(f"{uri}/tables/{name}", schema, mode="ignore", name=name,
                                   description=f"phoneloop {name} (schema v{S.SCHEMA_VERSION})",

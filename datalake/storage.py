@@ -77,6 +77,19 @@ def is_remote(uri: str) -> bool:
     return "://" in str(uri) and urlparse(str(uri)).scheme not in ("", "file")
 
 
+def missing_bucket(uri: str, storage_options: dict[str, str] | None = None) -> str | None:
+    """The bucket an ``s3://`` URI names when the server says it does not exist; None when
+    it exists, for other URIs, or when the server does not tell (e.g. refused credentials)."""
+    if urlparse(uri).scheme not in ("s3", "s3a"):
+        return None
+    try:
+        fs, path = filesystem(uri, storage_options)
+        bucket = path.split("/", 1)[0]
+        return bucket if fs.get_file_info(bucket).type == pafs.FileType.NotFound else None
+    except (OSError, ValueError):
+        return None
+
+
 def exists(uri: str, storage_options: dict[str, str] | None = None) -> bool:
     """Anything stored at ``uri``: a file, or a folder (a prefix with objects under it)."""
     fs, path = filesystem(uri, storage_options)

@@ -5,7 +5,7 @@ A backend makes the two queues (jobs in, results out) and starts one worker per 
 ``target`` ("module:function") is the worker's main loop, called as
 ``target(phone, *args, parent_pid)`` (``parent_pid`` is None on Ray). ``rollout`` /
 ``eval`` use ``rollout.worker:work``, ``collect mock`` ``collectors.mock_collect:work``
-and ``collect run`` ``collectors.farm:work``. The scheduling itself — the next job goes to
+and ``collect run`` ``collectors.farm_pool:work``. The scheduling itself — the next job goes to
 whichever worker asks, a dead worker's job in flight goes back to the queue, when the run
 is over — is ``Pool.run``; what a message means (an episode, a drop-out to retry) is the
 caller's ``handle``.
@@ -16,6 +16,8 @@ is the caller's, and ``handle`` says how many jobs it ended. A ``None`` job is t
 signal.
 
 - ``LocalBackend``: ``multiprocessing`` spawn processes and queues on this machine.
+- ``ThreadBackend``: threads of this process and ``queue.Queue`` (the adb farm: its work is
+  I/O, the phones do the rendering).
 - ``RayBackend``: one Ray actor per phone (``ray.util.queue.Queue`` for the queues), on a
   local cluster (``ray.init``) or an existing one (``--address auto`` or
   ``ray://HOST:PORT``). Actors write finished episodes to the lake themselves, so the
@@ -31,6 +33,7 @@ import importlib
 import os
 import queue as queue_module
 import socket
+import threading
 import uuid
 from typing import Any, Callable
 
@@ -39,6 +42,7 @@ from rollout.errors import RolloutError
 BACKENDS = ("local", "ray")
 ROLLOUT_WORKER = "rollout.worker:work"
 POLL_SECONDS = 0.5
+JOIN_SECONDS = 30.0
 
 
 def _target(path: str) -> Callable:
@@ -71,6 +75,31 @@ class LocalBackend:
     def join(self, handles: list) -> None:
         for proc in handles:
             proc.join()
+
+
+class ThreadBackend:
+    """One thread per phone in this process; the same worker protocol, queues from ``queue``."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def queues(self):
+        return queue_module.Queue(), queue_module.Queue()
+
+    def start(self, phone: str, kind: str, args: tuple) -> threading.Thread:
+        thread = threading.Thread(target=_target(self.target), args=(phone, *args, None), daemon=True,
+                                  name=f"phoneloop-{kind}-{phone}")
+        thread.start()
+        return thread
+
+    def dead(self, handle: threading.Thread) -> bool:
+        """Gone without its ``done``: it raised before its loop (``queue.Queue`` hands over a
+        ``done`` the moment it is put, so a thread that said it is never asked about)."""
+        return not handle.is_alive()
+
+    def join(self, handles: list) -> None:
+        for thread in handles:
+            thread.join(timeout=JOIN_SECONDS)  # each said "done" (or died): only its last statements are left
 
 
 class RayBackend:
@@ -189,6 +218,7 @@ class Pool:
     """One pass of jobs over one worker per phone: the scheduling every phone command shares.
 
         pool = Pool(backend, kind, phones, todo, args)      # starts min(phones, jobs) workers
+                                                            # (every_phone=True: one per phone)
         pool.run(handle, on_death=...)                      # until every job ended or no worker is left
 
     ``handle(message)`` gets each of the caller's messages and returns how many jobs it
@@ -200,13 +230,14 @@ class Pool:
     be left, the pass stops, and the caller reruns whatever the lake does not hold.
     """
 
-    def __init__(self, backend, kind: str, phones: list, todo: list, args: tuple) -> None:
+    def __init__(self, backend, kind: str, phones: list, todo: list, args: tuple, *,
+                 every_phone: bool = False) -> None:
         self.backend = backend
         self.jobs, self.results = backend.queues()
         for job in todo:
             self.jobs.put(job)
-        self.workers = {phone: backend.start(phone, kind, (*args, self.jobs, self.results))
-                        for phone in phones[:len(todo)]}
+        chosen = phones if every_phone else phones[:len(todo)]  # a farm's phone may leave before its first job
+        self.workers = {phone: backend.start(phone, kind, (*args, self.jobs, self.results)) for phone in chosen}
         self.in_flight: dict[Any, Any] = dict.fromkeys(self.workers)
         self.finished: set = set()
         self.usable = set(self.workers)

@@ -40,10 +40,11 @@ class ModelServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, model: Any, processor: Any, *, max_batch: int = 8, max_wait_ms: float = 20.0,
-                 max_queue: int = 64):
+                 max_queue: int = 64, caller_timeout_s: float = 600.0):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.model, self.processor = model, processor
         self.max_batch, self.max_wait = max_batch, max_wait_ms / 1000
+        self.caller_timeout_s = caller_timeout_s  # how long one caller waits for room, then for its answer
         self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         self.batch_sizes: list[int] = []
         self._queue: queue.Queue[_Request | None] = queue.Queue(maxsize=max_queue)  # full: callers wait
@@ -72,13 +73,22 @@ class ModelServer(ThreadingHTTPServer):
         self.server_close()
 
     def submit(self, request: _Request) -> _Request:
-        self._queue.put(request)
-        request.done.wait()
+        """Queue ``request`` and wait for its answer. A full queue makes the caller wait for
+        room (back-pressure: never dropped, never an error) up to ``caller_timeout_s``; only
+        then, or when no answer comes in that time, ``request.error`` says so."""
+        try:
+            self._queue.put(request, timeout=self.caller_timeout_s)
+        except queue.Full:
+            request.error = (f"the model server's queue stayed full ({self._queue.maxsize} waiting) "
+                             f"for {self.caller_timeout_s:.0f} s")
+            return request
+        if not request.done.wait(self.caller_timeout_s):
+            request.error = f"no answer from the model server in {self.caller_timeout_s:.0f} s"
         return request
 
     def _batcher(self) -> None:
         while True:
-            first = self._queue.get()
+            first = self._queue.get()  # idle until a caller comes; stop() puts None
             if first is None:
                 return
             batch = [first]

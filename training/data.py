@@ -5,6 +5,15 @@
 shards carry their features). All of that happens before any model is loaded, so a
 bad ``--dataset`` fails in a second with a message naming the version and kind.
 
+A version stored on object storage (an ``s3://`` lake: its folder is in the bucket) is
+downloaded once, through the lake's ``storage_options`` (the same credentials as its
+tables), into a local cache (``$PHONELOOP_CACHE``, default ``~/.cache/phoneloop``):
+``datasets/<name>-v<N>-<fingerprint>``, the version's card and every export's files (the
+card's configs name them all, and ``datasets`` resolves them all), written to a staging
+folder and renamed into place when complete, so a half download is never read and a
+second run reads the cache. A version is immutable (its fingerprint names it), so the
+cache never goes stale.
+
 ``cap_images`` shrinks every screenshot to at most ``max_pixels`` once (``datasets``
 caches the result), so the loader hands the trainer small images instead of decoding
 full-resolution PNGs every epoch. The processor applies the same cap, so the model
@@ -13,8 +22,13 @@ sees the same thing either way.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from curation.errors import CurationError, DatasetNotFound
@@ -61,8 +75,47 @@ def open_export(lake, ref: str, kind: str, split: str = "train") -> Export:
     if split not in splits or not splits[split].get("rows"):
         have = ", ".join(f"{s} ({v.get('rows', 0)} rows)" for s, v in sorted(splits.items())) or "none"
         raise WrongExportKind(f"dataset {dv.ref} has no rows in the {kind!r} export's {split!r} split (has: {have})")
+    path = _local_copy(lake, dv) if "://" in dv.path else dv.path
     return Export(ref=dv.ref, fingerprint=dv.fingerprint, kind=kind, split=split, rows=splits[split]["rows"],
-                  path=dv.path, recipe=dv.recipe)
+                  path=path, recipe=dv.recipe)
+
+
+def cache_root() -> Path:
+    """Where files from object storage are kept on this machine (``$PHONELOOP_CACHE``)."""
+    return Path(os.environ.get("PHONELOOP_CACHE") or Path.home() / ".cache" / "phoneloop").expanduser()
+
+
+def _local_copy(lake, dv) -> str:
+    """A local folder with version ``dv``'s card and export files, downloaded once from the bucket."""
+    from datalake.storage import filesystem
+
+    final = cache_root() / "datasets" / f"{dv.name}-v{dv.version}-{dv.fingerprint[:16]}"
+    if (final / "README.md").is_file():
+        return str(final)
+    files = sorted({str(rel) for splits in dv.exports["formats"].values() for info in splits.values()
+                    for rel in info.get("files", [])})
+    if any(rel.startswith("/") or ".." in Path(rel).parts for rel in ["README.md", *files]):
+        raise BadTrainingConfig(f"dataset {dv.ref} names a file outside its folder; rebuild it with `phoneloop curate`")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".download-", dir=final.parent))
+    try:
+        fs, root = filesystem(dv.path, lake.storage_options)
+        for rel in ["README.md", *files]:
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            with fs.open_input_stream(f"{root}/{rel}") as src, open(staging / rel, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        staging.rename(final)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if (final / "README.md").is_file():  # another process finished the same download first
+            return str(final)
+        raise TrainingError(f"dataset {dv.ref}: cannot download {dv.path} to {final}: {exc}") from None
+    return str(final)
+
+
+def lake_key(uri: str) -> str:
+    """A short, stable folder name for a lake URI (local copies of one lake's files stay apart)."""
+    return hashlib.sha256(uri.encode()).hexdigest()[:16]
 
 
 def capped_size(width: int, height: int, max_pixels: int) -> tuple[int, int]:

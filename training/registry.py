@@ -90,8 +90,13 @@ def resolve_model(lake, ref: str) -> ResolvedModel:
 
 
 def checkpoint_dir(lake, name: str) -> Path:
+    """``<lake>/models/<name>``; for a lake on object storage a folder on this machine
+    (``$PHONELOOP_CACHE/models/<lake key>/<name>``): the model is trained and registered
+    there, and the registry row names that local path."""
     if "://" in lake.uri:
-        raise BadTrainingConfig("checkpoints need a local lake for now; set --lake to a local folder")
+        from training.data import cache_root, lake_key
+
+        return cache_root() / "models" / lake_key(lake.uri) / name
     return Path(lake.uri) / "models" / name
 
 

@@ -111,3 +111,29 @@ def test_a_dataset_built_on_s3_rebuilds_to_the_same_fingerprint(s3, s3_lake):
         CliRunner().invoke(app, ["curate", str(RECIPE), "--lake", s3_lake.uri], env=s3.env)
     result = rebuild(lake, "default@v1")
     assert result["same"] and result["differing_files"] == [], result
+
+
+def _built(s3, s3_lake) -> Lake:
+    lake = Lake.open(s3_lake.uri, storage_options=s3.storage_options)
+    if not lake.sql("SELECT count(*) AS n FROM datasets").to_pylist()[0]["n"]:
+        result = CliRunner().invoke(app, ["curate", str(RECIPE), "--lake", s3_lake.uri], env=s3.env)
+        assert result.exit_code == 0, result.output
+        lake.invalidate()
+    return lake
+
+
+def test_the_viewer_shows_the_report_and_card_of_a_dataset_version_in_the_bucket(s3, s3_lake):
+    lake = _built(s3, s3_lake)  # credentials only in storage_options: none in this process's environment
+    viewer = TestClient(create_app(lake, ApiSettings(token=TOKEN, auth_reads=False, refresh_s=0.0)))
+    folder = lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1").to_pylist()[0]
+    fs, root = filesystem(json.loads(folder["exports_json"])["path"], s3.storage_options)
+    page = viewer.get("/datasets/default/v1")
+    assert page.status_code == 200 and 'href="/datasets/default/v1/report"' in page.text
+    for kind, name in (("report", "report.html"), ("card", "README.md")):
+        got = viewer.get(f"/datasets/default/v1/{kind}")
+        with fs.open_input_stream(f"{root}/{name}") as f:
+            stored = f.read()
+        assert got.status_code == 200, (kind, got.text)
+        assert got.content == stored and len(stored) > 100  # the file in the bucket, byte for byte
+        assert got.headers["content-security-policy"] == "script-src 'none'"
+    assert viewer.get("/datasets/default/v9/report").status_code == 404

@@ -69,5 +69,6 @@ def test_a_lost_node_moves_its_phones_jobs_to_the_head_and_loses_nothing(nodes, 
     # phones were on the lost node (so the actors were spread over both); an actor there may
     # outlive its raylet long enough to finish cleanly, so at least one, at most two, died
     assert 1 <= report["worker_deaths"] <= 2, report
+    assert sum(": worker died" in e for e in report["errors"]) == report["worker_deaths"]  # each death is named
     assert _final_ids(lake.uri) == _final_ids(expected.uri)  # every episode once, same ids, same outcomes
     assert len(_final_ids(lake.uri)) == 7 * EPISODES

@@ -1,17 +1,25 @@
-"""`collect run --backend ray`: the farm's phones as Ray actors, each on the node whose adb server sees it.
+"""The farm's scheduling, one code path for every backend: `collect run` over adb phones.
 
+    report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4))                    # threads
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4), backend="ray", address="auto")
 
-The guarantees are the local farm's (``collectors.farm``), the scheduling the rollout's
-(``rollout.backends.Pool``): one actor per phone, pinned by the custom resource
-``adb:<SERIAL>`` (start each phone host with ``ray start --address HEAD:6379 --resources
-'{"adb:SERIAL": 1}'``); an idle actor takes the next (task, seed) job after the same
-health check; an episode cut by the phone going offline is written as
-``device_offline`` (outcome unknown, verified by none) and its job moves to another
-phone, up to ``max_attempts``; the actor then reconnects with backoff, or leaves. Actors
-write their episodes to the lake themselves, a few at a time as they finish, so use a
-lake every node reaches. An actor that dies hands back its job in flight; afterwards
-every job without an episode in the lake runs once more on the phones still there.
+The decisions are ``rollout.backends.Pool``'s (shared with ``rollout``, ``eval`` and
+``collect mock``): one job queue, an idle phone takes the next (task, seed) job, a job
+handed back goes to whichever phone asks next, a worker that dies hands back its job in
+flight. What the farm adds is what its messages mean (``_pass.handle``): a phone that
+fails its health check hands the job back untouched; an episode cut by the phone going
+offline is written as ``device_offline`` (outcome unknown, verified by none) and its job
+is requeued, up to ``max_attempts``; the phone then reconnects with backoff and rejoins,
+or leaves the farm.
+
+Both backends run the same worker (``work``): ``local`` as one thread per phone in this
+process (``rollout.backends.ThreadBackend``: adb work is I/O, the phone does the
+rendering), ``ray`` as one Ray actor per phone, pinned by the custom resource
+``adb:<SERIAL>`` to the node whose adb server sees it (start each phone host with
+``ray start --address HEAD:6379 --resources '{"adb:SERIAL": 1}'``). Workers write their
+episodes to the lake themselves, a few at a time as they finish (so on Ray use a lake
+every node reaches). After a worker died, every job without an episode in the lake runs
+once more on the phones still there.
 """
 
 from __future__ import annotations
@@ -27,36 +35,41 @@ from typing import Any
 from collectors.errors import CollectorError, EpisodeAborted
 from collectors.loop import CollectReport, _instantiate, run_episode
 
-WORKER = "collectors.farm_ray:work"
+WORKER = "collectors.farm_pool:work"
 WRITE_EVERY, FLUSH_SECONDS = 4, 2.0  # episodes per commit, or sooner after this long
 
 
-def collect_on_ray(lake, refs: list, tasks: list[str], seeds: list[int], opts, problems: list[str],
-                   address: str | None = None) -> CollectReport:
-    from rollout.backends import make_backend
+def collect_on_backend(lake, refs: list, tasks: list, seeds: list[int], opts, problems: list[str],
+                       backend: str = "local", address: str | None = None) -> CollectReport:
+    """Every (task, seed) job over ``refs`` on ``backend`` ("local": threads, "ray": actors)."""
+    from rollout.backends import ThreadBackend, make_backend
 
-    backend = make_backend("ray", address, target=WORKER)
+    runner = ThreadBackend(WORKER) if backend == "local" else make_backend(backend, address, target=WORKER)
+    # a thread shares this process's credentials; an actor on another node reads its own environment
+    target = {"uri": lake.uri, "storage_options": lake.storage_options} if backend == "local" else lake.uri
     report = CollectReport(errors=list(problems))
     report.dropped = 0  # type: ignore[attr-defined]
     jobs = [{"task": t, "seed": s, "attempts": 0, "phones": []} for t in tasks for s in seeds]
     labels = [r.label for r in refs]
-    dead = _pass(backend, lake.uri, labels, jobs, opts, report)
+    dead = _pass(runner, target, labels, jobs, opts, report)
     if dead:
         missing = _missing(lake, jobs)
         live = [label for label in labels if label not in dead]
         if missing and live:
-            report.errors.append(f"{len(missing)} job(s) had no episode in the lake after a phone's actor died: "
+            report.errors.append(f"{len(missing)} job(s) had no episode in the lake after a phone's worker died: "
                                  "run again")
-            _pass(backend, lake.uri, live, missing, opts, report)
+            _pass(runner, target, live, missing, opts, report)
         elif missing:
             report.errors.append(f"{len(missing)} job(s) not run: no phone left in the farm")
+    lake.invalidate()  # the workers wrote through their own handles: the caller's sees their commits
     return report
 
 
-def _pass(backend, lake_uri: str, labels: list[str], jobs: list[dict], opts, report: CollectReport) -> set[str]:
+def _pass(backend, lake_target, labels: list[str], jobs: list[dict], opts, report: CollectReport) -> set[str]:
     from rollout.backends import Pool
 
-    pool = Pool(backend, "adb", labels, jobs, (lake_uri, asdict(opts)))
+    # every phone gets a worker, even with fewer jobs: a farm's phone may leave before its first job
+    pool = Pool(backend, "adb", labels, jobs, (lake_target, asdict(opts)), every_phone=True)
     dead: set[str] = set()
 
     def handle(message: dict) -> int:
@@ -88,7 +101,7 @@ def _pass(backend, lake_uri: str, labels: list[str], jobs: list[dict], opts, rep
 
     def on_death(label, _handle, job) -> None:
         dead.add(label)
-        report.errors.append(f"{label}: actor died" + (f" during {job['task']} seed {job['seed']}" if job else ""))
+        report.errors.append(f"{label}: worker died" + (f" during {job['task']} seed {job['seed']}" if job else ""))
 
     left = pool.run(handle, on_death=on_death)
     if left:
@@ -105,8 +118,9 @@ def _missing(lake, jobs: list[dict]) -> list[dict]:
     return [{**job, "attempts": 0} for job in jobs if (job["task"], job["seed"]) not in have]
 
 
-def work(label: str, lake_uri: str, opts_dict: dict, jobs, results, parent: int | None = None) -> None:
-    """One phone's actor: connect, take jobs, health-check, record, write in small batches."""
+def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | None = None) -> None:
+    """One phone's worker (a thread or an actor): connect, take jobs, health-check, record,
+    write in small batches. ``lake_target`` is the lake's URI, or {uri, storage_options}."""
     from collectors.farm import FarmOptions, PhoneRef, _connect, load_policy_factory
     from datalake.lake import Lake
 
@@ -114,7 +128,9 @@ def work(label: str, lake_uri: str, opts_dict: dict, jobs, results, parent: int 
     hostport, _, serial = label.rpartition("/")
     host, _, port = hostport.rpartition(":")
     ref, stop = PhoneRef(host, int(port), serial), threading.Event()
-    factory, lake = load_policy_factory(opts.policy), Lake.open(lake_uri)
+    spec = lake_target if isinstance(lake_target, dict) else {"uri": lake_target}
+    factory = load_policy_factory(opts.policy)
+    lake = Lake.open(spec["uri"], storage_options=spec.get("storage_options"))
     batch: list = []
     since, phone, unfit = time.monotonic(), None, 0
     try:
