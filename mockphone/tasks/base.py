@@ -13,6 +13,7 @@ agent's trace): 0 when anything outside the task's ``allowed`` changes (and the 
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
@@ -82,8 +83,9 @@ class Task:
             params = self.generate_random_params(random.Random(f"{self.name()}:{seed}"))
         self.params = dict(params)
         self.validate(self.params)
-        self._initialized: set[int] = set()
-        self._start: dict[int, dict[str, Any]] = {}
+        # phone -> its state snapshot right after initialize_task; weak keys, so a freed phone's
+        # snapshot can never be read for a new phone that happens to reuse its id()
+        self._starts: weakref.WeakKeyDictionary[MockPhone, dict[str, Any]] = weakref.WeakKeyDictionary()
 
     @classmethod
     def name(cls) -> str:
@@ -128,10 +130,18 @@ class Task:
         """Put ``phone`` (fresh from ``reset(seed)``) in the start state: home screen, then ``setup``."""
         phone.nav.home()
         self.locale = getattr(phone, "locale", i18n.DEFAULT)
-        self._initialized.add(id(phone))
+        self._starts.pop(phone, None)
         self.setup(phone)
         phone.invalidate()
-        self._start[id(phone)] = statediff.snapshot(phone)
+        self._starts[phone] = statediff.snapshot(phone)
+
+    def start_state(self, phone: MockPhone) -> dict[str, Any]:
+        """The state snapshot taken right after ``initialize_task`` on ``phone``."""
+        try:
+            return self._starts[phone]
+        except KeyError:
+            raise TaskNotInitialized(f"{self.name()} was not initialized on this phone; call initialize_task first") \
+                from None
 
     def allowed_changes(self, start: dict[str, Any] | None = None) -> tuple[str, ...]:
         """This instance's allowed-change patterns, with the params filled in (plus ``derived_allowed``)."""
@@ -146,9 +156,7 @@ class Task:
         """Task-specific start state (default: none beyond the phone's seeded state)."""
 
     def is_successful(self, phone: MockPhone) -> float:
-        if id(phone) not in self._initialized:
-            raise TaskNotInitialized(f"{self.name()} was not initialized on this phone; call initialize_task first")
-        before, after = self._start[id(phone)], statediff.snapshot(phone)
+        before, after = self.start_state(phone), statediff.snapshot(phone)
         if statediff.violations(before, after, self.allowed_changes(before)):
             return 0.0  # collateral damage: something outside the declared set changed
         if self.changes_state and not statediff.meaningful(before, after):
@@ -157,7 +165,7 @@ class Task:
 
     def violations(self, phone: MockPhone) -> list[str]:
         """Changed state paths outside this task's allowed set (empty when there is no collateral damage)."""
-        start = self._start[id(phone)]
+        start = self.start_state(phone)
         return statediff.violations(start, statediff.snapshot(phone), self.allowed_changes(start))
 
     def wrong_endings(self) -> dict[str, Any]:
@@ -175,8 +183,7 @@ class Task:
         raise NotImplementedError
 
     def tear_down(self, phone: MockPhone) -> None:
-        self._initialized.discard(id(phone))
-        self._start.pop(id(phone), None)
+        self._starts.pop(phone, None)
 
 
 def final_answer(phone: MockPhone) -> str | None:

@@ -347,8 +347,8 @@ def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: st
     report.pairs += 1
     score = task.is_successful(phone)
     changed = _state(phone) != before
-    damage = statediff.violations(task._start[id(phone)], statediff.snapshot(phone),
-                                  task.allowed_changes(task._start[id(phone)]))
+    damage = statediff.violations(task.start_state(phone), statediff.snapshot(phone),
+                                  task.allowed_changes(task.start_state(phone)))
     label = f"with {len(extras)} action(s) from {donor}"
     if not changed:
         report.unchanged += 1

@@ -212,12 +212,12 @@ class BankTransferToSavings(Task):
     schema = {"amount": Param(int, choices=(50, 120, 300, 1000), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
-        self._start = dict(phone.app("bank").state.balances)
+        self._balances = dict(phone.app("bank").state.balances)
 
     def check(self, phone: MockPhone) -> float:
         b = phone.state("bank").balances
         cents = self.params["amount"] * 100
-        start = self._start
+        start = self._balances
         return float(b["Checking"] == start["Checking"] - cents and b["Savings"] == start["Savings"] + cents)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
@@ -238,12 +238,12 @@ class BankTransferToChecking(Task):
     schema = {"amount": Param(int, choices=(75, 200, 450), min=1, max=10000)}
 
     def setup(self, phone: MockPhone) -> None:
-        self._start = dict(phone.app("bank").state.balances)
+        self._balances = dict(phone.app("bank").state.balances)
 
     def check(self, phone: MockPhone) -> float:
         b = phone.state("bank").balances
         cents = self.params["amount"] * 100
-        start = self._start
+        start = self._balances
         return float(b["Savings"] == start["Savings"] - cents and b["Checking"] == start["Checking"] + cents)
 
     def oracle(self, ui: UI) -> Iterator[Action]:

@@ -280,7 +280,7 @@ class FilesCreateFolder(Task):
 
     def check(self, phone: MockPhone) -> float:
         # exactly this one folder more than at the start: an extra folder is collateral damage too
-        before = self._start[id(phone)]["files.folders"]
+        before = self.start_state(phone)["files.folders"]
         return float(tuple(phone.state("files").folders) == (*before, self.params["folder"]))
 
     def oracle(self, ui: UI) -> Iterator[Action]:

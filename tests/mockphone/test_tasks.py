@@ -79,6 +79,29 @@ def test_verifying_before_initialize_is_an_error():
         task.is_successful(MockPhone())
 
 
+def test_a_task_never_reads_a_freed_phones_start_state_for_a_new_phone():
+    import gc
+
+    task = get("SettingsWifiOff")()
+    first = MockPhone()
+    first.reset(0)
+    task.initialize_task(first)
+    del first
+    gc.collect()
+    for _ in range(20):  # new phones often reuse a freed phone's id(): none may count as initialised
+        with pytest.raises(TaskNotInitialized):
+            task.is_successful(MockPhone())
+
+
+def test_tear_down_forgets_the_phone():
+    task, phone = get("SettingsWifiOff")(), MockPhone()
+    phone.reset(0)
+    task.initialize_task(phone)
+    task.tear_down(phone)
+    with pytest.raises(TaskNotInitialized):
+        task.is_successful(phone)
+
+
 @pytest.mark.parametrize("selector,expected", [
     ("app:shop", lambda c: "shop" in c.app_names),
     ("category:cross-app", lambda c: c.category == "cross-app"),
