@@ -11,3 +11,7 @@ class PolicyError(RolloutError):
 
 class PhonesSpecError(RolloutError, ValueError):
     """A --phones value that is not mock:N or adb:SERIAL,..."""
+
+
+class LakeWriteFailed(RolloutError):
+    """Finished episodes that a worker could not commit to the lake (named with the cause)."""
