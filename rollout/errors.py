@@ -14,4 +14,9 @@ class PhonesSpecError(RolloutError, ValueError):
 
 
 class LakeWriteFailed(RolloutError):
-    """Finished episodes that a worker could not commit to the lake (named with the cause)."""
+    """Finished episodes that a worker could not commit to the lake (named with the cause);
+    ``report`` is the run's RolloutReport when the runner raises it."""
+
+    def __init__(self, message: str, report=None) -> None:
+        super().__init__(message)
+        self.report = report

@@ -153,10 +153,10 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
     if todo:
         _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     if report.unwritten:  # the lake refused episodes the policy finished: never a quiet success
-        failures = [e for e in report.errors if "lake write failed" in e]
+        failures = "; ".join(e for e in report.errors if "lake write failed" in e)
         raise LakeWriteFailed(f"{report.unwritten} finished episode(s) could not be written to the lake "
-                              f"({report.written} were): {'; '.join(failures)[:1500]}; a rerun with the same "
-                              "run id writes only what is missing")
+                              f"({report.written} were): {failures[:1500]}; rerun with the same --run-id to "
+                              "run only what the lake lacks", report)
     return report
 
 

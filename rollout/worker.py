@@ -95,7 +95,7 @@ class _Writer:
     moment at most two batches (the one committing, the one filling; ``2 x WRITE_EVERY``
     episodes) and the episode in flight are not yet in the lake: that is what a kill can
     lose. Writes stay idempotent (``write_episodes`` skips ids the lake holds). A failed
-    or timed-out commit is remembered: the next ``add`` or hand-off raises
+    or timed-out commit is remembered: the next hand-off raises
     ``LakeWriteFailed``, and ``close`` reports it on ``results`` with the number of finished
     episodes not written. ``written`` messages carry no ``phone``: they may arrive while
     the worker is already in its next job (``Pool`` reads a phone's message as "between jobs").
@@ -114,9 +114,9 @@ class _Writer:
         if not self.episodes:
             self.since = time.monotonic()
         self.episodes.append(episode)
-        self.check()  # after a failed commit: stop here (close() counts this episode as not written)
 
     def hand_off_if_due(self) -> None:
+        self.check()  # after a failed commit: stop taking jobs (close() counts what is held as not written)
         if len(self.episodes) >= WRITE_EVERY or (self.episodes and time.monotonic() - self.since >= FLUSH_SECONDS):
             self.hand_off()
 
