@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import sys
@@ -68,15 +69,21 @@ def bare(lake: Lake | None, jobs: list[tuple[str, int]]) -> tuple[float, float]:
 
 
 def runner(root: Path, workers: int, episodes: int, n: int) -> tuple[float, float]:
-    """(wall, CPU of this process) seconds of ``rollout`` over the same jobs on ``mock:WORKERS``."""
+    """(wall, CPU) seconds of ``rollout`` over the same jobs on ``mock:WORKERS``; CPU counts
+    this process and the spawned workers."""
     lake = Lake.init(root / f"runner{workers}-{time.monotonic_ns()}")
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     report = rollout(lake.uri, RolloutSpec(policy="oracle", tasks=TASKS, phones=f"mock:{workers}", episodes=episodes))
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu + _children_cpu() - children
     if (report.episodes, report.written) != (n, n):
         raise SystemExit(f"runner with {workers} worker(s): {report.episodes} episodes, {report.written} written, "
                          f"expected {n}: {report.errors}")
     return wall, cpu
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def overhead(root: Path, jobs: list, episodes: int, pairs: int) -> tuple[float, float]:
@@ -160,10 +167,10 @@ def main() -> None:
               f"{100 * (1 - no_writes_cpu / with_cpu):.0f}% of the loop's CPU ({no_writes_cpu:.2f} s vs "
               f"{with_cpu:.2f} s)")
         for workers in (2, 4):  # spawned processes: each pays an interpreter, imports and cold caches
-            seconds, _ = runner(root, workers, episodes, n)
+            seconds, cpu = runner(root, workers, episodes, n)
             print(f"  runner, {workers} workers       {3600 * n / seconds:8.0f} episodes/hour  ratio "
-                  f"{t_bare / seconds:.2f}x bare  scaling {one / seconds:.2f}x 1 worker (median {one:.1f} s)  "
-                  f"(load {os.getloadavg()[0]:.1f})")
+                  f"{t_bare / seconds:.2f}x bare  scaling {one / seconds:.2f}x 1 worker (median {one:.1f} s); "
+                  f"{cpu:.1f} s CPU in all (load {os.getloadavg()[0]:.1f})")
         faults(root, episodes)
         hung(root)
     finally:

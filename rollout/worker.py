@@ -64,6 +64,7 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
 
 def _jobs(phone, phone_id, kind, lake_uri, spec, rollout_id, jobs, results, writer: _Writer) -> None:
     """Take jobs until the stop signal (``None``) or this phone drops out."""
+    formats: dict = {}  # a served checkpoint's prompt format, read from the lake once for this run
     while True:
         try:
             job = jobs.get(timeout=FLUSH_SECONDS)
@@ -73,7 +74,7 @@ def _jobs(phone, phone_id, kind, lake_uri, spec, rollout_id, jobs, results, writ
         if job is None:
             return
         results.put({"kind": "started", "job": job, "phone": phone_id})
-        episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id)
+        episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id, formats)
         message = {**message, "phone": phone_id}
         if episode is not None:
             writer.add(episode)
@@ -210,8 +211,10 @@ class _Recorder:
         return getattr(inner, "retries", 0)
 
 
-def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: str) -> tuple[Episode | None, dict]:
-    """Run one job; returns the episode to write (or None) and the message for the runner."""
+def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: str,
+            formats: dict | None = None) -> tuple[Episode | None, dict]:
+    """Run one job; returns the episode to write (or None) and the message for the runner
+    (``formats``: the worker's memo of checkpoint prompt formats, see ``make_policy``)."""
     from mockphone.tasks import registry
 
     name, seed = job["task"], job["seed"]
@@ -223,7 +226,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
     for tries in (1, 2):
         try:
             recorder = _Recorder(make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri,
-                                             name=spec.name))
+                                             name=spec.name, formats=formats))
         except PolicyError as exc:
             return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
         try:
