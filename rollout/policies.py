@@ -358,7 +358,8 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
         from rollout.backends import ActorGenerate
 
-        options = trained_options(name, options, lake_uri, formats) if name else options  # the served checkpoint's format
+        # the served checkpoint's format
+        options = trained_options(name, options, lake_uri, formats) if name else options
         return ModelPolicy(name or spec, ActorGenerate(spec, options.max_tokens, options.timeout * 10), options)
     options = trained_options(spec, options, lake_uri, formats)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)

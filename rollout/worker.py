@@ -109,7 +109,8 @@ class _Writer:
         self.failure: str | None = None
         self.unwritten = 0  # finished episodes a failed commit did not write
         self._thread: threading.Thread | None = None
-        self._committing = 0
+        self._committing = 0  # episodes in the commit in progress
+        self._error: str | None = None  # set by the writer thread when its commit failed
 
     def add(self, episode: Episode) -> None:
         if not self.episodes:
@@ -142,9 +143,11 @@ class _Writer:
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=WRITE_SECONDS)
-            if thread.is_alive():
-                self.failure = self.failure or f"a lake commit did not finish in {WRITE_SECONDS:.0f} s"
+            error = f"a lake commit did not finish in {WRITE_SECONDS:.0f} s" if thread.is_alive() else self._error
+            if error is not None:
+                self.failure = self.failure or error
                 self.unwritten += self._committing
+            self._committing = 0
         self.check()
 
     def check(self) -> None:
@@ -166,8 +169,7 @@ class _Writer:
         try:
             written = self.lake.write_episodes(batch, origin="rollout")
         except BaseException as exc:  # deltalake's PanicException is a BaseException: it must surface too
-            self.failure = f"{type(exc).__name__}: {exc}"[:800]
-            self.unwritten += len(batch)
+            self._error = f"{type(exc).__name__}: {exc}"[:800]
             return
         self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
 
