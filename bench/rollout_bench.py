@@ -163,9 +163,8 @@ def main() -> None:
         t_bare, one = overhead(root, jobs, episodes, pairs)
         (no_writes, no_writes_cpu), (_, with_cpu) = bare(None, jobs), bare(Lake.init(root / "bare-cpu"), jobs)
         print(f"  bare run_episode loop   {3600 * n / t_bare:8.0f} episodes/hour (median of {pairs}, writes inline "
-              f"in commits of 4); with no lake at all {3600 * n / no_writes:.0f} episodes/hour; the writes are "
-              f"{100 * (1 - no_writes_cpu / with_cpu):.0f}% of the loop's CPU ({no_writes_cpu:.2f} s vs "
-              f"{with_cpu:.2f} s)")
+              f"in commits of 4); with no lake at all {3600 * n / no_writes:.0f} episodes/hour, {no_writes_cpu:.2f} s "
+              f"CPU against {with_cpu:.2f} s with the writes (one run each: noisy under load)")
         for workers in (2, 4):  # spawned processes: each pays an interpreter, imports and cold caches
             seconds, cpu = runner(root, workers, episodes, n)
             print(f"  runner, {workers} workers       {3600 * n / seconds:8.0f} episodes/hour  ratio "
