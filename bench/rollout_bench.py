@@ -3,11 +3,15 @@
     .venv/bin/python bench/rollout_bench.py [--quick]
 
 1. Bare: ``collectors.run_episode`` with the oracle on one MockPhone in this process,
-   episodes written to a lake in batches of 4 (what a minimal script would do); run
-   before and after the runners, the faster run is the baseline.
-2. Runner with 1, 2 and 4 workers (``mock:N``: spawned workers, shared job queue, step
-   limits, deterministic ids, lake writes) over the same (task, seed) jobs. Target for
-   1 worker: >= 0.9x the bare loop; more workers show the scaling (bounded by cores).
+   episodes written to a lake in commits of 4, inline (what a minimal script would do).
+   Against it, the runner with 1 worker (``mock:1``: the worker in a thread of this
+   process, shared job queue, step limits, deterministic ids, its writer thread's lake
+   commits) over the same (task, seed) jobs on the same kind of phone, in alternating pairs
+   after one warm-up pass excluded from both; figure: the median ratio of bare time to
+   runner time (target >= 0.9x), and the same in CPU seconds. The loop with no lake at all
+   is printed for reference.
+2. Runner with 2 and 4 workers (spawned processes, each paying its interpreter, imports
+   and cold caches) against the same bare figure: the scaling, bounded by the cores.
 3. Faults: an endpoint (loopback chat server) that fails a scripted share of requests
    (500, garbage, dropped connections, 429); figure: finished episodes missing from the
    lake per injected fault (target 0), and the retries recorded.
@@ -23,7 +27,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -44,26 +50,64 @@ DONE = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "terminate",
 TAP = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 500]}}\n</tool_call>'
 
 
-def bare(lake: Lake, jobs: list[tuple[str, int]]) -> float:
+def bare(lake: Lake | None, jobs: list[tuple[str, int]]) -> tuple[float, float]:
+    """(wall, CPU) seconds of the plain loop: its phone, the episodes, and (with a lake) its
+    commits of 4 episodes, inline; the runner's figure also covers making its phone."""
+    start, cpu = time.perf_counter(), time.process_time()
     phone = MockPhone()
-    start = time.perf_counter()
     batch = []
     for name, seed in jobs:
         task = registry.get(name)(seed=seed)
         batch.append(run_episode(phone, OraclePolicy(phone, task), task, seed=seed))
-        if len(batch) == 4:
+        if len(batch) == 4 and lake is not None:
             lake.write_episodes(batch)
             batch = []
-    if batch:
+    if batch and lake is not None:
         lake.write_episodes(batch)
-    return time.perf_counter() - start
+    phone.close()
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def runner(root: Path, workers: int, episodes: int) -> tuple[float, int]:
-    lake = Lake.init(root / f"runner{workers}")
-    start = time.perf_counter()
+def runner(root: Path, workers: int, episodes: int, n: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``rollout`` over the same jobs on ``mock:WORKERS``; CPU counts
+    this process and the spawned workers."""
+    lake = Lake.init(root / f"runner{workers}-{time.monotonic_ns()}")
+    start, cpu, children = time.perf_counter(), time.process_time(), _children_cpu()
     report = rollout(lake.uri, RolloutSpec(policy="oracle", tasks=TASKS, phones=f"mock:{workers}", episodes=episodes))
-    return time.perf_counter() - start, report.episodes
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu + _children_cpu() - children
+    if (report.episodes, report.written) != (n, n):
+        raise SystemExit(f"runner with {workers} worker(s): {report.episodes} episodes, {report.written} written, "
+                         f"expected {n}: {report.errors}")
+    return wall, cpu
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def overhead(root: Path, jobs: list, episodes: int, pairs: int) -> tuple[float, float]:
+    """The bare loop and the 1-worker runner in alternating pairs (bare first, then runner
+    first, ...), so drifting load hits both alike; returns the median bare and runner times. Warm-up
+    (imports, fonts, icon and screen caches, deltalake's first commit) was paid before."""
+    n, ratios, cpu_ratios, bares, runs = len(jobs), [], [], [], []
+    for k in range(pairs):
+        order = ("bare", "runner") if k % 2 == 0 else ("runner", "bare")
+        got = {}
+        for side in order:
+            got[side] = bare(Lake.init(root / f"bare-{k}"), jobs) if side == "bare" else runner(root, 1, episodes, n)
+        (b_wall, b_cpu), (r_wall, r_cpu) = got["bare"], got["runner"]
+        bares.append(b_wall)
+        runs.append(r_wall)
+        ratios.append(b_wall / r_wall)
+        cpu_ratios.append(b_cpu / r_cpu)
+        print(f"    pair {k + 1} ({' then '.join(order)}): bare {b_wall:5.2f} s wall {b_cpu:5.2f} s CPU, runner "
+              f"{r_wall:5.2f} s wall {r_cpu:5.2f} s CPU: ratio {b_wall / r_wall:.2f}x wall, {b_cpu / r_cpu:.2f}x CPU  "
+              f"(load {os.getloadavg()[0]:.1f})")
+    print(f"  runner, 1 worker        ratio {statistics.median(ratios):.2f}x bare (median of {pairs} pairs, "
+          f"min {min(ratios):.2f}x, max {max(ratios):.2f}x; CPU {statistics.median(cpu_ratios):.2f}x; "
+          "target >= 0.9x)")
+    return statistics.median(bares), statistics.median(runs)
 
 
 def faults(root: Path, episodes: int) -> None:
@@ -109,26 +153,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    episodes = 1 if args.quick else 3
+    episodes, pairs = (1, 2) if args.quick else (3, 4)
     root = Path(tempfile.mkdtemp(prefix="phoneloop-rollout-bench-"))
     try:
         jobs = jobs_for(RolloutSpec(policy="oracle", tasks=TASKS, episodes=episodes))
         n = len(jobs)
         print(f"cpus: {os.cpu_count()} (load average {os.getloadavg()[0]:.1f})  {n} oracle episodes ({TASKS})")
-        # on a shared machine the load drifts: the bare loop runs before and after the runners,
-        # and the faster of its two runs is the baseline (the harder one to match)
-        first = bare(Lake.init(root / "bare"), jobs)
-        runs = {}
-        for workers in (1, 2, 4):
-            runs[workers], done = runner(root, workers, episodes)
-            assert done == n
-        second = bare(Lake.init(root / "bare2"), jobs)
-        t_bare = min(first, second)
-        print(f"  bare run_episode loop   {3600 * n / t_bare:8.0f} episodes/hour  (runs: {first:.1f} s before, "
-              f"{second:.1f} s after the runners)")
-        for workers, seconds in runs.items():
-            print(f"  runner, {workers} worker(s)     {3600 * n / seconds:8.0f} episodes/hour  "
-                  f"ratio {t_bare / seconds:.2f}x bare (target >= 0.9x for 1)  scaling {runs[1] / seconds:.2f}x")
+        bare(Lake.init(root / "warm-up"), jobs_for(RolloutSpec(policy="oracle", tasks=TASKS)))  # every task once
+        t_bare, one = overhead(root, jobs, episodes, pairs)
+        (no_writes, no_writes_cpu), (_, with_cpu) = bare(None, jobs), bare(Lake.init(root / "bare-cpu"), jobs)
+        print(f"  bare run_episode loop   {3600 * n / t_bare:8.0f} episodes/hour (median of {pairs}, writes inline "
+              f"in commits of 4); with no lake at all {3600 * n / no_writes:.0f} episodes/hour, {no_writes_cpu:.2f} s "
+              f"CPU against {with_cpu:.2f} s with the writes (one run each: noisy under load)")
+        for workers in (2, 4):  # spawned processes: each pays an interpreter, imports and cold caches
+            seconds, cpu = runner(root, workers, episodes, n)
+            print(f"  runner, {workers} workers       {3600 * n / seconds:8.0f} episodes/hour  ratio "
+                  f"{t_bare / seconds:.2f}x bare  scaling {one / seconds:.2f}x 1 worker (median {one:.1f} s); "
+                  f"{cpu:.1f} s CPU in all (load {os.getloadavg()[0]:.1f})")
         faults(root, episodes)
         hung(root)
     finally:

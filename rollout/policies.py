@@ -337,8 +337,10 @@ def _openai_messages(messages: list[dict], images: list[bytes]) -> list[dict]:
 
 
 def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = PolicyOptions(),
-                lake_uri: str | None = None, name: str | None = None) -> Any:
-    """A fresh policy for one episode from its spec (see the module docstring)."""
+                lake_uri: str | None = None, name: str | None = None, formats: dict | None = None) -> Any:
+    """A fresh policy for one episode from its spec (see the module docstring). ``formats``:
+    a dict the caller keeps for its run (see ``trained_options``), so a checkpoint's recorded
+    prompt format is read from the lake once per worker, not once per episode."""
     if spec == "oracle":
         from collectors.loop import OraclePolicy
 
@@ -351,20 +353,29 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
         policy.name = name or spec  # random and random:7 are different baselines
         return policy
     if spec.startswith(("http://", "https://")):  # the runner serves a checkpoint NAME here, named NAME
-        options = trained_options(name, options, lake_uri) if name else options
+        options = trained_options(name, options, lake_uri, formats) if name else options
         return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
     if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
         from rollout.backends import ActorGenerate
 
-        options = trained_options(name, options, lake_uri) if name else options  # the served checkpoint's format
+        # the served checkpoint's format
+        options = trained_options(name, options, lake_uri, formats) if name else options
         return ModelPolicy(name or spec, ActorGenerate(spec, options.max_tokens, options.timeout * 10), options)
-    options = trained_options(spec, options, lake_uri)
+    options = trained_options(spec, options, lake_uri, formats)
     return ModelPolicy(spec, _local_generate(spec, options, lake_uri), options)
 
 
-def trained_options(ref: str, options: PolicyOptions, lake_uri: str | None) -> PolicyOptions:
-    """``options`` with the prompt format recorded with checkpoint ``ref`` (unchanged when none is)."""
-    fmt = _recorded_format(ref, lake_uri)
+def trained_options(ref: str, options: PolicyOptions, lake_uri: str | None,
+                    formats: dict | None = None) -> PolicyOptions:
+    """``options`` with the prompt format recorded with checkpoint ``ref`` (unchanged when none is).
+    With ``formats`` (the caller's dict, kept for one run) each (ref, lake) is looked up once:
+    opening the lake and querying the registry costs ~65 ms of CPU."""
+    if formats is None:
+        fmt = _recorded_format(ref, lake_uri)
+    else:
+        if (ref, lake_uri) not in formats:
+            formats[(ref, lake_uri)] = _recorded_format(ref, lake_uri)
+        fmt = formats[(ref, lake_uri)]
     if not fmt:
         return options
     from dataclasses import replace

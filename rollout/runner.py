@@ -29,13 +29,14 @@
 from __future__ import annotations
 
 import hashlib
+import queue as queue_module
 import threading
 import uuid
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 from datalake.lake import Lake
-from rollout.errors import PhonesSpecError, PolicyError
+from rollout.errors import LakeWriteFailed, PhonesSpecError, PolicyError
 from rollout.policies import PolicyOptions, endpoint_name
 
 JOIN_SECONDS = 60.0
@@ -76,6 +77,7 @@ class RolloutReport:
     retries: int = 0  # endpoint requests retried
     errors: list[str] = field(default_factory=list)  # jobs with no episode, workers that failed
     worker_deaths: int = 0  # workers (processes, Ray actors) that died without finishing
+    unwritten: int = 0  # finished episodes a failed lake commit did not write (rollout() then raises)
 
     @property
     def success_rate(self) -> float:
@@ -150,6 +152,11 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
         [{"task": t, "seed": seed, "attempt": 1} for t, seed in jobs]  # a fresh rollout id: nothing to skip
     if todo:
         _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
+    if report.unwritten:  # the lake refused episodes the policy finished: never a quiet success
+        failures = "; ".join(e for e in report.errors if "lake write failed" in e)
+        raise LakeWriteFailed(f"{report.unwritten} finished episode(s) could not be written to the lake "
+                              f"({report.written} were): {failures[:1500]}; rerun with the same --run-id to "
+                              "run only what the lake lacks", report)
     return report
 
 
@@ -258,7 +265,8 @@ class InProcessBackend:
         self.backend = backend
 
     def queues(self):
-        return self.backend.queues()
+        """Plain thread queues: no pickling, no feeder threads, no pipes."""
+        return queue_module.Queue(), queue_module.Queue()
 
     def start(self, phone: str, kind: str, args: tuple) -> threading.Thread:
         from rollout.worker import work
@@ -294,6 +302,7 @@ def _absorb(report: RolloutReport, message: dict) -> int:
         report.quarantined += message["quarantined"]
     elif kind in ("error", "noepisode"):
         report.errors.append(message["error"])
+        report.unwritten += message.get("unwritten", 0)
     return int(kind in ("episode", "offline", "noepisode"))
 
 

@@ -1,5 +1,6 @@
 """One rollout worker process: a phone, jobs from the runner's shared queue, finished
-episodes written to the lake in small batches (see ``rollout.runner`` for the whole run).
+episodes written to the lake in small batches by a writer thread while the next episode
+runs (``_Writer``; see ``rollout.runner`` for the whole run).
 
 A job is ``{"task", "seed", "attempt"}``. Its episode ends in one of three ways:
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import queue as queue_module
+import threading
 import time
 from dataclasses import replace
 from typing import Any
@@ -22,75 +24,154 @@ from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
 from collectors.loop import run_episode
 from datalake.lake import Lake
 from datalake.types import Episode
-from rollout.errors import PolicyError
+from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
 
 WRITE_EVERY = 4  # episodes per lake commit
-FLUSH_SECONDS = 1.0  # a finished episode waits at most about this long for its commit
+FLUSH_SECONDS = 1.0  # a finished episode waits at most about this long for its commit to start
+WRITE_SECONDS = 600.0  # a commit still running after this long fails the worker (a hung object store)
 REAL_MAX_STEPS = 30
 ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
 
 
 def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: str, adb_port: int | None,
          jobs, results, parent_pid: int | None = None, in_process: bool = False) -> None:
-    """The worker's main loop (a spawned process's target, or a thread's with ``in_process``)."""
+    """The worker's main loop (a spawned process's target, or a thread's with ``in_process``).
+    Finished episodes go to a ``_Writer``, which commits them on a thread of its own while
+    the next episode runs; whatever it holds is committed before ``done``, however the loop
+    ended, and a failed commit stops the worker with an ``error`` naming it."""
     from rollout.runner import RolloutSpec
 
     if not in_process:  # a thread must not set the parent-death signal of the whole runner
         _die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
-    batch = _Batch(Lake.open(lake_uri), results)
-    phone = None
+    writer, phone = None, None
     try:
+        writer = _Writer(Lake.open(lake_uri), results, phone_id)
         phone = make_phone(kind, phone_id, adb_port, spec.perturb, spec.locale)
-        while True:
-            try:
-                job = jobs.get(timeout=FLUSH_SECONDS)
-            except queue_module.Empty:
-                batch.flush()
-                continue
-            if job is None:
-                break
-            results.put({"kind": "started", "job": job, "phone": phone_id})
-            episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id)
-            message = {**message, "phone": phone_id}
-            if episode is not None:
-                batch.add(episode)
-            if message["kind"] == "offline":  # this phone is gone: write what we have, hand the job back
-                batch.flush()
-                results.put(message)
-                break
-            results.put(message)
-            batch.flush_if_due()
-        batch.flush()
+        _jobs(phone, phone_id, kind, lake_uri, spec, rollout_id, jobs, results, writer)
+    except LakeWriteFailed:
+        pass  # reported by writer.close() below, with the episodes it could not write
     except Exception as exc:  # report, never hang the parent
         results.put({"kind": "error", "error": f"{phone_id}: {type(exc).__name__}: {exc}"})
     finally:
         if phone is not None:
             _close(phone)
+        if writer is not None:
+            writer.close()  # the final commit: on a normal end, a policy's crash, a phone's failure
         results.put({"kind": "done", "phone": phone_id})
 
 
-class _Batch:
-    def __init__(self, lake: Lake, results):
-        self.lake, self.results = lake, results
+def _jobs(phone, phone_id, kind, lake_uri, spec, rollout_id, jobs, results, writer: _Writer) -> None:
+    """Take jobs until the stop signal (``None``) or this phone drops out."""
+    formats: dict = {}  # a served checkpoint's prompt format, read from the lake once for this run
+    while True:
+        try:
+            job = jobs.get(timeout=FLUSH_SECONDS)
+        except queue_module.Empty:
+            writer.hand_off()  # idle: commit what is waiting
+            continue
+        if job is None:
+            return
+        results.put({"kind": "started", "job": job, "phone": phone_id})
+        episode, message = run_job(lake_uri, phone, kind, job, spec, rollout_id, phone_id, formats)
+        message = {**message, "phone": phone_id}
+        if episode is not None:
+            writer.add(episode)
+        if message["kind"] == "offline":  # this phone is gone: commit what we have, hand the job back
+            writer.flush()
+            results.put(message)
+            return
+        results.put(message)
+        writer.hand_off_if_due()
+
+
+class _Writer:
+    """Finished episodes committed to the lake in small batches by a thread of their own.
+
+    A batch goes to the lake when it holds ``WRITE_EVERY`` episodes or its first has waited
+    ``FLUSH_SECONDS``: a daemon thread commits it (``Lake.write_episodes``; deltalake's
+    Rust writer releases the GIL) while this worker runs its next episode. Only one commit
+    runs at a time: handing off the next batch first waits for the previous one. So at any
+    moment at most two batches (the one committing, the one filling; ``2 x WRITE_EVERY``
+    episodes) and the episode in flight are not yet in the lake: that is what a kill can
+    lose. Writes stay idempotent (``write_episodes`` skips ids the lake holds). A failed
+    or timed-out commit is remembered: the next hand-off raises
+    ``LakeWriteFailed``, and ``close`` reports it on ``results`` with the number of finished
+    episodes not written. ``written`` messages carry no ``phone``: they may arrive while
+    the worker is already in its next job (``Pool`` reads a phone's message as "between jobs").
+    """
+
+    def __init__(self, lake: Lake, results, phone_id: str):
+        self.lake, self.results, self.phone_id = lake, results, phone_id
         self.episodes: list[Episode] = []
         self.since = 0.0
+        self.failure: str | None = None
+        self.unwritten = 0  # finished episodes a failed commit did not write
+        self._thread: threading.Thread | None = None
+        self._committing = 0  # episodes in the commit in progress
+        self._error: str | None = None  # set by the writer thread when its commit failed
 
     def add(self, episode: Episode) -> None:
         if not self.episodes:
             self.since = time.monotonic()
         self.episodes.append(episode)
 
-    def flush_if_due(self) -> None:
+    def hand_off_if_due(self) -> None:
+        self.check()  # after a failed commit: stop taking jobs (close() counts what is held as not written)
         if len(self.episodes) >= WRITE_EVERY or (self.episodes and time.monotonic() - self.since >= FLUSH_SECONDS):
-            self.flush()
+            self.hand_off()
+
+    def hand_off(self) -> None:
+        """Start committing the filling batch (after the previous commit ended)."""
+        self.wait()
+        if not self.episodes:
+            return
+        batch, self.episodes = self.episodes, []
+        self._committing = len(batch)
+        self._thread = threading.Thread(target=self._commit, args=(batch,), daemon=True,
+                                        name=f"lake-writer-{self.phone_id}")
+        self._thread.start()
 
     def flush(self) -> None:
-        if self.episodes:
-            written = self.lake.write_episodes(self.episodes, origin="rollout")
-            self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
+        """Commit everything now; returns when it is in the lake (or raises LakeWriteFailed)."""
+        self.hand_off()
+        self.wait()
+
+    def wait(self) -> None:
+        """Until the commit in progress ended; LakeWriteFailed if it (or an earlier one) failed."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=WRITE_SECONDS)
+            error = f"a lake commit did not finish in {WRITE_SECONDS:.0f} s" if thread.is_alive() else self._error
+            if error is not None:
+                self.failure = self.failure or error
+                self.unwritten += self._committing
+            self._committing = 0
+        self.check()
+
+    def check(self) -> None:
+        if self.failure is not None:
+            raise LakeWriteFailed(f"{self.phone_id}: lake write failed: {self.failure}")
+
+    def close(self) -> None:
+        """The final commit; a failure (now or earlier) goes to ``results`` as an ``error``."""
+        try:
+            self.flush()
+        except LakeWriteFailed:
+            self.unwritten += len(self.episodes)
             self.episodes = []
+            self.results.put({"kind": "error", "unwritten": self.unwritten,
+                              "error": f"{self.phone_id}: lake write failed: {self.failure}; "
+                                       f"{self.unwritten} finished episode(s) not written"})
+
+    def _commit(self, batch: list[Episode]) -> None:
+        try:
+            written = self.lake.write_episodes(batch, origin="rollout")
+        except BaseException as exc:  # deltalake's PanicException is a BaseException: it must surface too
+            self._error = f"{type(exc).__name__}: {exc}"[:800]
+            return
+        self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
 
 
 def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none", locale: str = "en-US"):
@@ -138,8 +219,10 @@ class _Recorder:
         return getattr(inner, "retries", 0)
 
 
-def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: str) -> tuple[Episode | None, dict]:
-    """Run one job; returns the episode to write (or None) and the message for the runner."""
+def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: str,
+            formats: dict | None = None) -> tuple[Episode | None, dict]:
+    """Run one job; returns the episode to write (or None) and the message for the runner
+    (``formats``: the worker's memo of checkpoint prompt formats, see ``make_policy``)."""
     from mockphone.tasks import registry
 
     name, seed = job["task"], job["seed"]
@@ -151,7 +234,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
     for tries in (1, 2):
         try:
             recorder = _Recorder(make_policy(spec.policy, phone, task, spec.options, lake_uri=lake_uri,
-                                             name=spec.name))
+                                             name=spec.name, formats=formats))
         except PolicyError as exc:
             return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
         try:
