@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from datalake.storage import is_remote
 from training.errors import BadTrainingConfig, ModelNotFound
 from training.tiny import TINY, tiny_model
 
@@ -110,12 +111,6 @@ def local_path(lake, entry: ModelEntry) -> str:
     from training.model_store import local_copy
 
     return str(local_copy(entry.name, entry.path, lake.storage_options))
-
-
-def is_remote(path: str) -> bool:
-    from datalake.storage import is_remote as remote
-
-    return remote(path)
 
 
 def checkpoint_dir(lake, name: str) -> Path:

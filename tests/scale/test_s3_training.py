@@ -6,6 +6,7 @@ bucket, verified against its manifest, and rolls it out on mock phones."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import uuid
@@ -167,3 +168,26 @@ def test_a_version_whose_files_left_the_bucket_fails_before_training_naming_it(s
         with fs.open_output_stream(f"{root}/README.md") as f:
             f.write(card)
     assert not list((tmp_path / "datasets").glob("*"))  # nothing half-downloaded was kept
+
+
+def test_training_continues_from_a_model_in_the_bucket_and_the_loop_checks_the_downloaded_copy(
+        s3, curated, tmp_path):
+    from phoneloop.loop import StageFailed, _check_loads
+    from training.model_store import cache_folder
+    from training.registry import get_model
+
+    uri, env, row = _trained(s3, curated)
+    elsewhere = {**env, "PHONELOOP_CACHE": str(tmp_path / "cache")}  # nothing of s3-sft cached here
+    result = _invoke(elsewhere, "train", "sft", "--dataset", "default@v1", "--model", "s3-sft", "--output",
+                     "s3-sft-2", "--max-steps", 1, "--batch-size", 2, "--lake", uri)
+    assert result.exit_code == 0, result.output
+    lake = Lake.open(uri, storage_options=s3.storage_options)
+    child = get_model(lake, "s3-sft-2")
+    assert child.parent == "s3-sft" and child.path.startswith(f"{uri}/models/s3-sft-2/")
+    parent_copy = tmp_path / "cache" / "registered" / cache_folder("s3-sft", row["path"]).name
+    assert (parent_copy / "phoneloop_manifest.json").is_file()
+    assert child.config["resolved_model"] == str(parent_copy)  # trained from the copy downloaded from the bucket
+    _check_loads(child, lake)  # the loop's check: loads what was uploaded (seeded copy: no download)
+    broken = dataclasses.replace(child, path=f"{uri}/models/s3-sft-2/missing")
+    with pytest.raises(StageFailed, match=r"s3-sft-2.*does not load.*phoneloop_manifest.json"):
+        _check_loads(broken, lake)
