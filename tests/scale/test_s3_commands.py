@@ -178,3 +178,21 @@ def test_the_viewer_lists_the_episodes_of_a_dataset_version_in_the_bucket(s3, s3
     assert viewer.get("/api/datasets/default/v9").status_code == 404
     diff = viewer.get("/api/datasets/diff?name=default&a=1&b=1").json()
     assert diff["episodes_added"] == [] and diff["episodes_removed"] == []  # read, not unknown (None)
+
+
+def test_a_version_naming_files_outside_its_folder_in_the_bucket_lists_none_of_them(s3, s3_lake):
+    from tests.api.conftest import dataset_row
+
+    lake = _built(s3, s3_lake)
+    real = json.loads(lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1")
+                      .to_pylist()[0]["exports_json"])
+    real_file = real["formats"]["sft"]["train"]["files"][0]
+    folder = f"{s3_lake.uri}/datasets/sneaky/v1"
+    row = dataset_row(name="sneaky", folder=folder)
+    climbing = f"../../default/{real['path'].rsplit('/', 1)[1]}/{real_file}"
+    row["exports_json"] = json.dumps({"path": folder, "formats": {"sft": {"train": {
+        "files": [climbing, f"{real['path']}/{real_file}", "/" + real_file]}}}})
+    lake.append("datasets", [row])
+    viewer = TestClient(create_app(Lake.open(lake.uri, storage_options=s3.storage_options),
+                                   ApiSettings(token=TOKEN, auth_reads=False, refresh_s=0.0)))
+    assert viewer.get("/api/datasets/sneaky/v1").json()["episodes"] == {"train": []}
