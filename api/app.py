@@ -35,8 +35,8 @@ from api.errors import (
 )
 from api.listing import EpisodeFilters, EpisodeQuery
 from api.schemas import (
-    CompareOut, DatasetDiffOut, DatasetOut, EpisodeOut, EpisodePage, EvalOut, EvalSummaryOut, Health, ModelOut,
-    NeighboursOut, Problem, SqlIn, SqlOut, TreeOut, WebhookOut,
+    CompareOut, DatasetDiffOut, DatasetOut, DatasetVersionOut, EpisodeOut, EpisodePage, EvalOut, EvalSummaryOut,
+    Health, ModelOut, NeighboursOut, Problem, SqlIn, SqlOut, TreeOut, WebhookOut,
 )
 from api.settings import ApiSettings
 from datalake.errors import EpisodeNotFound, FrameNotFound
@@ -193,6 +193,15 @@ def diff_datasets(browser: BrowserDep, name: Annotated[str, Query(max_length=200
                   a: Annotated[int, Query(ge=0, le=2**31 - 1)], b: Annotated[int, Query(ge=0, le=2**31 - 1)]) -> dict:
     """What changed between two versions of a dataset: counts, recipe, lake table versions, episodes."""
     return browser.dataset_diff(name, a, b)
+
+
+@reads.get("/api/datasets/{name}/v{version}", response_model=DatasetVersionOut, tags=["datasets"],
+           responses=_problems(401, 404, 503))
+def get_dataset(browser: BrowserDep, name: Annotated[str, PathParam(min_length=1, max_length=200)],
+                version: Annotated[int, PathParam(ge=0, le=2**31 - 1)]) -> dict:
+    """One dataset version (as the viewer's page shows it), with its episode ids by split."""
+    row = browser.dataset(name, version)
+    return {**row, "episodes": browser.dataset_episodes(row)}
 
 
 @reads.get("/api/datasets", response_model=list[DatasetOut], tags=["datasets"], responses=_problems(401, 503))

@@ -263,7 +263,11 @@ class Browser:
         return self.dataset_file(name, version, "card")[1]
 
     def dataset_diff(self, name: str, a: int, b: int) -> dict[str, Any]:
-        return datasets.diff(self.dataset(name, a), self.dataset(name, b))
+        return datasets.diff(self.dataset(name, a), self.dataset(name, b), self.lake.storage_options)
+
+    def dataset_episodes(self, row: dict[str, Any]) -> dict[str, list[str]] | None:
+        """A version's episode ids by split, read from its export files (in the bucket for an s3:// lake)."""
+        return datasets.episodes(row, self.lake.storage_options)
 
     def models(self) -> list[dict[str, Any]]:
         return [_decode(r) for r in self.sql("SELECT * FROM models ORDER BY created_at, name")]

@@ -4,27 +4,35 @@ A version's row (the ``datasets`` table, written by curation/build.py) names its
 ``exports["path"]`` and, per export format and split, the Parquet files it wrote
 (``exports["formats"][fmt][split]["files"]``, relative to the folder). Every export row
 carries ``episode_id``, so the episodes of a version are the ids in one format's files.
-Files are only read inside the version's folder (a name that climbs out is skipped).
+Files are only read inside the version's folder (a name that climbs out is skipped). A
+folder on object storage (``s3://...``: the version of a lake in a bucket) is read through
+the lake's ``storage_options``, the credentials its tables use.
 """
 
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pyarrow.parquet as pq
 
+from datalake import storage
+
 MAX_FILES = 200
 
 
-def episodes(row: dict[str, Any]) -> dict[str, list[str]] | None:
-    """``{split: [episode_id, ...]}`` from the version's first export format, or None if unknown."""
+def episodes(row: dict[str, Any], storage_options: dict[str, str] | None = None) -> dict[str, list[str]] | None:
+    """``{split: [episode_id, ...]}`` from the version's first export format, or None if unknown.
+
+    ``storage_options``: the lake's, for a version whose folder is on object storage."""
     exports = row.get("exports") if isinstance(row.get("exports"), dict) else {}
     folder, formats = exports.get("path"), exports.get("formats")
-    if not isinstance(folder, str) or "://" in folder or not isinstance(formats, dict) or not formats:
+    if not isinstance(folder, str) or not isinstance(formats, dict) or not formats:
         return None
-    root = Path(folder).resolve()
+    read = _remote_reader(folder, storage_options) if storage.is_remote(folder) else _local_reader(folder)
+    if read is None:
+        return None
     fmt = sorted(formats)[0]
     out: dict[str, list[str]] = {}
     splits = formats[fmt] if isinstance(formats[fmt], dict) else {}
@@ -32,16 +40,41 @@ def episodes(row: dict[str, Any]) -> dict[str, list[str]] | None:
         files = info.get("files", []) if isinstance(info, dict) else []
         ids: dict[str, None] = {}
         for rel in files[:MAX_FILES]:
-            path = (root / str(rel)).resolve()
-            if not path.is_relative_to(root) or not path.is_file():
-                continue
             try:
-                column = pq.read_table(path, columns=["episode_id"]).column(0).to_pylist()
+                column = read(str(rel))
             except (OSError, KeyError, ValueError):
                 continue
-            ids.update(dict.fromkeys(column))
+            if column is not None:
+                ids.update(dict.fromkeys(column))
         out[split] = list(ids)
     return out
+
+
+def _local_reader(folder: str):
+    root = Path(folder).resolve()
+
+    def read(rel: str) -> list | None:
+        path = (root / rel).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            return None
+        return pq.read_table(path, columns=["episode_id"]).column(0).to_pylist()
+
+    return read
+
+
+def _remote_reader(folder: str, storage_options: dict[str, str] | None):
+    try:
+        fs, root = storage.filesystem(folder, storage_options)
+    except (OSError, ValueError):
+        return None
+
+    def read(rel: str) -> list | None:
+        parts = PurePosixPath(rel).parts
+        if not parts or rel.startswith("/") or "\\" in rel or any(p in ("..", ".") for p in parts):
+            return None  # only names inside the version's folder
+        return pq.read_table(f"{root}/{rel}", columns=["episode_id"], filesystem=fs).column(0).to_pylist()
+
+    return read
 
 
 def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -53,7 +86,7 @@ def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix.rstrip("."): value}
 
 
-def diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def diff(a: dict[str, Any], b: dict[str, Any], storage_options: dict[str, str] | None = None) -> dict[str, Any]:
     """What changed from version ``a`` to ``b``: counts, table versions, recipe lines, episodes."""
     ca, cb = _flat(a.get("counts") or {}), _flat(b.get("counts") or {})
     counts = [{"key": k, "a": ca.get(k), "b": cb.get(k)} for k in sorted(set(ca) | set(cb))
@@ -62,7 +95,7 @@ def diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     tables = [{"table": t, "a": ta.get(t), "b": tb.get(t)} for t in sorted(set(ta) | set(tb))]
     recipe = list(difflib.unified_diff(a["recipe"].splitlines(), b["recipe"].splitlines(),
                                        f"v{a['version']}", f"v{b['version']}", lineterm=""))
-    ea, eb = episodes(a), episodes(b)
+    ea, eb = episodes(a, storage_options), episodes(b, storage_options)
     added = removed = None
     if ea is not None and eb is not None:
         sa = {i for ids in ea.values() for i in ids}

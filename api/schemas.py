@@ -181,6 +181,11 @@ class DatasetOut(Out):
     created_at: datetime
 
 
+class DatasetVersionOut(DatasetOut):
+    episodes: dict[str, list[str]] | None = Field(description="episode ids by split; None when the exports "
+                                                  "cannot be read")
+
+
 class ModelOut(Out):
     name: str
     path: str

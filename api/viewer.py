@@ -24,7 +24,6 @@ from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from api import datasets as dataset_views
 from api.auth import COOKIE, session_value, token_matches
 from api.browse import Browser
 from api.listing import FACETS, SORTS, EpisodeFilters, EpisodePageQuery, EpisodeQuery
@@ -162,7 +161,7 @@ def dataset_page(request: Request, name: Name, version: Version) -> HTMLResponse
     row = browser.dataset(name, version)
     others = [d["version"] for d in browser.datasets() if d["name"] == name and d["version"] != version]
     return templates.TemplateResponse(request, "dataset.html", {
-        "d": row, "episodes": dataset_views.episodes(row), "others": others})
+        "d": row, "episodes": browser.dataset_episodes(row), "others": others})
 
 
 @router.get("/datasets/{name}/v{version}/report")

@@ -246,7 +246,7 @@ class Loop:
         self.lake.invalidate()
         entries = list_models(self.lake, name)
         if entries:
-            _check_loads(entries[-1])
+            _check_loads(entries[-1], self.lake)
         return entries[-1] if entries else None
 
     def _train(self, name: str, train: Callable[[bool], Any]):
@@ -254,7 +254,7 @@ class Loop:
 
         folder = checkpoint_dir(self.lake, name)
         entry = train(folder.exists())  # a half-trained run of this stage: resume (or train again) in place
-        _check_loads(entry)
+        _check_loads(entry, self.lake)
         return entry
 
     def _previous_model(self, k: int) -> str | None:
@@ -290,10 +290,17 @@ def _train_rows(dv, kind: str) -> int:
     return rows
 
 
-def _check_loads(entry) -> None:
+def _check_loads(entry, lake) -> None:
     """A registered model must load the way the next stage loads it (``rollout.model_server``:
-    the processor and ``from_pretrained``): a truncated or corrupt weight file fails here."""
-    path = Path(entry.path)
+    the processor and ``from_pretrained``): a truncated or corrupt weight file fails here.
+    A model uploaded to an object-store lake is checked in the copy the next stage loads."""
+    from training.errors import TrainingError
+    from training.registry import local_path
+
+    try:
+        path = Path(local_path(lake, entry))
+    except TrainingError as exc:
+        raise StageFailed(f"model {entry.name!r} does not load: {exc}") from None
     weights = list(path.glob("*.safetensors")) + list(path.glob("*.bin")) if path.is_dir() else []
     if not (path / "config.json").is_file() or not weights:
         raise StageFailed(f"model {entry.name!r} does not load: {path} has no config.json and weights")

@@ -8,16 +8,24 @@ re-training ``sft-a`` supersedes the old one without rewriting history.
 
 ``resolve_model`` turns what a user types after ``--model`` into a loadable path:
 ``tiny`` (the offline tiny model), a registered name, a local folder, or a Hub id.
+
+On a lake in object storage (``s3://...``) a model is trained in a folder on this machine
+(``checkpoint_dir``), and ``register_model`` uploads it into the lake before the row is
+written, so the row names its object-store URI and any machine with the lake's
+credentials can load it: ``resolve_model`` downloads such a model once, verified, into
+``$PHONELOOP_CACHE`` (training/model_store.py). A local lake keeps checkpoints where they
+were trained, and its rows name those folders.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from datalake.storage import is_remote
 from training.errors import BadTrainingConfig, ModelNotFound
 from training.tiny import TINY, tiny_model
 
@@ -48,6 +56,12 @@ class ModelEntry:
 
 
 def register_model(lake, entry: ModelEntry) -> ModelEntry:
+    """Append ``entry``'s row; on an object-store lake its local folder is uploaded first, and
+    the row (and the entry returned) names the uploaded copy."""
+    if is_remote(lake.uri) and not is_remote(entry.path) and Path(entry.path).is_dir():
+        from training.model_store import publish
+
+        entry = replace(entry, path=publish(lake, entry.name, entry.path))
     lake.append("models", [entry.row()])
     return entry
 
@@ -80,7 +94,7 @@ def resolve_model(lake, ref: str) -> ResolvedModel:
     registered = list_models(lake, ref)
     if registered:
         entry = registered[-1]
-        return ResolvedModel(entry.path, entry.base_model, entry.name)
+        return ResolvedModel(local_path(lake, entry), entry.base_model, entry.name)
     if Path(ref).expanduser().is_dir():
         path = str(Path(ref).expanduser().resolve())
         return ResolvedModel(path, path, None)
@@ -89,10 +103,20 @@ def resolve_model(lake, ref: str) -> ResolvedModel:
     raise ModelNotFound(f"model {ref!r} is not 'tiny', a registered model, a local folder or a Hub id (org/name)")
 
 
+def local_path(lake, entry: ModelEntry) -> str:
+    """A folder on this machine holding registered model ``entry``: its own path, or for a model
+    uploaded to an object-store lake a verified copy downloaded once into ``$PHONELOOP_CACHE``."""
+    if not is_remote(entry.path):
+        return entry.path
+    from training.model_store import local_copy
+
+    return str(local_copy(entry.name, entry.path, lake.storage_options))
+
+
 def checkpoint_dir(lake, name: str) -> Path:
-    """``<lake>/models/<name>``; for a lake on object storage a folder on this machine
-    (``$PHONELOOP_CACHE/models/<lake key>/<name>``): the model is trained and registered
-    there, and the registry row names that local path."""
+    """Where model ``name`` is trained: ``<lake>/models/<name>``; for a lake on object storage
+    a folder on this machine (``$PHONELOOP_CACHE/models/<lake key>/<name>``), uploaded into
+    the lake when the model is registered (``register_model``)."""
     if "://" in lake.uri:
         from training.data import cache_root, lake_key
 

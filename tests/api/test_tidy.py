@@ -109,3 +109,11 @@ def test_dataset_exports_outside_the_version_folder_are_not_read(fresh_lake, fre
     fresh_lake.append("datasets", [row])
     html = fresh_client.get("/datasets/sft-mix/v1").text
     assert "secret-episode"[:12] not in html
+
+
+def test_dataset_version_json_route_lists_its_episodes_by_split(rclient, research):
+    ids = list(research["ids"].values())
+    body = rclient.get("/api/datasets/sft-mix/v2").json()
+    assert {s: sorted(v) for s, v in body["episodes"].items()} == {"train": sorted(ids[1:5]), "val": sorted(ids[5:8])}
+    assert body["version"] == 2 and body["exports"]["card"] == "README.md"
+    assert rclient.get("/api/datasets/sft-mix/v7").status_code == 404

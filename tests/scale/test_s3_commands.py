@@ -4,6 +4,7 @@ the API (episodes, frames, read-only SQL) and the frame URLs Label Studio tasks 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from importlib import resources
 from pathlib import Path
@@ -137,3 +138,61 @@ def test_the_viewer_shows_the_report_and_card_of_a_dataset_version_in_the_bucket
         assert got.content == stored and len(stored) > 100  # the file in the bucket, byte for byte
         assert got.headers["content-security-policy"] == "script-src 'none'"
     assert viewer.get("/datasets/default/v9/report").status_code == 404
+
+
+def _version_episodes(lake: Lake, s3) -> dict[str, list[str]]:
+    """The episode ids in default@v1's sft export files, read straight from the bucket (boto3)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    exports = json.loads(lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1")
+                         .to_pylist()[0]["exports_json"])
+    bucket, _, prefix = exports["path"].removeprefix("s3://").partition("/")
+    out = {}
+    for split, info in sorted(exports["formats"]["sft"].items()):
+        ids = []
+        for rel in info["files"]:
+            body = s3.client().get_object(Bucket=bucket, Key=f"{prefix}/{rel}")["Body"].read()
+            ids += pq.read_table(io.BytesIO(body), columns=["episode_id"]).column(0).to_pylist()
+        out[split] = list(dict.fromkeys(ids))
+    return out
+
+
+def test_the_viewer_lists_the_episodes_of_a_dataset_version_in_the_bucket(s3, s3_lake):
+    lake = _built(s3, s3_lake)  # credentials only in storage_options: none in this process's environment
+    expected = _version_episodes(lake, s3)
+    assert sum(map(len, expected.values())) > 0
+    all_ids = {r["episode_id"] for r in lake.sql("SELECT episode_id FROM episodes").to_pylist()}
+    assert {i for ids in expected.values() for i in ids} <= all_ids
+    viewer = TestClient(create_app(lake, ApiSettings(token=TOKEN, auth_reads=False, refresh_s=0.0)))
+    got = viewer.get("/api/datasets/default/v1")
+    assert got.status_code == 200, got.text
+    assert got.json()["episodes"] == expected and got.json()["fingerprint"]
+    page = viewer.get("/datasets/default/v1")
+    assert page.status_code == 200 and "cannot be read here" not in page.text
+    for split, ids in expected.items():
+        block = page.text.split(f'data-split="{split}">', 1)[1].split("</p>", 1)[0]
+        assert [i[:12] for i in ids] == re.findall(r'<a href="/episodes/[^"]+">([^<]+)</a>', block)
+        assert all(f'href="/episodes/{i}"' in block for i in ids)
+    assert viewer.get("/api/datasets/default/v9").status_code == 404
+    diff = viewer.get("/api/datasets/diff?name=default&a=1&b=1").json()
+    assert diff["episodes_added"] == [] and diff["episodes_removed"] == []  # read, not unknown (None)
+
+
+def test_a_version_naming_files_outside_its_folder_in_the_bucket_lists_none_of_them(s3, s3_lake):
+    from tests.api.conftest import dataset_row
+
+    lake = _built(s3, s3_lake)
+    real = json.loads(lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1")
+                      .to_pylist()[0]["exports_json"])
+    real_file = real["formats"]["sft"]["train"]["files"][0]
+    folder = f"{s3_lake.uri}/datasets/sneaky/v1"
+    row = dataset_row(name="sneaky", folder=folder)
+    climbing = f"../../default/{real['path'].rsplit('/', 1)[1]}/{real_file}"
+    row["exports_json"] = json.dumps({"path": folder, "formats": {"sft": {"train": {
+        "files": [climbing, f"{real['path']}/{real_file}", "/" + real_file]}}}})
+    lake.append("datasets", [row])
+    viewer = TestClient(create_app(Lake.open(lake.uri, storage_options=s3.storage_options),
+                                   ApiSettings(token=TOKEN, auth_reads=False, refresh_s=0.0)))
+    assert viewer.get("/api/datasets/sneaky/v1").json()["episodes"] == {"train": []}
