@@ -25,6 +25,7 @@ rollout runner with the same prompt (the format is recorded with the model,
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class ExperimentConfig:
     coords: str = "rel1000"
     history: int = 4
     extra_steps: int = 2  # an episode may run this many steps past the oracle's length
+    grpo_temperature: float = 1.5  # sampling temperature of GRPO's groups (the SFT policy is peaked)
 
     def __post_init__(self) -> None:
         overlap = set(self.train_seeds) & set(self.eval_seeds)
@@ -99,6 +101,12 @@ def oracle_demo(task_name: str, seed: int) -> Episode:
     w, h = phone.device().width, phone.device().height
     return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
                    task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
+
+
+@functools.lru_cache(maxsize=None)
+def oracle_length(task_name: str, seed: int) -> int:
+    """Steps of the oracle's episode (the evaluation budget's base), computed once per process."""
+    return len(oracle_demo(task_name, seed).steps)
 
 
 def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
@@ -163,7 +171,7 @@ def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None 
     """Every template on every (held-out by default) seed; budget = the oracle's length + ``extra_steps``."""
     out = []
     for task_name in cfg.tasks:
-        budget = len(oracle_demo(task_name, cfg.train_seeds[0]).steps) + cfg.extra_steps
+        budget = oracle_length(task_name, cfg.train_seeds[0]) + cfg.extra_steps
         for seed in seeds if seeds is not None else cfg.eval_seeds:
             out.append(run_episode(actor, cfg, task_name, seed, budget))
     return out
@@ -232,13 +240,23 @@ DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "
 
 
 def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
-    """The Real+Mock recipe after SFT: offline step rewards on the demonstrations' grpo export mixed
-    with online episodes of the same templates on mock phones (element lists, verifier rewards)."""
+    """GRPO after SFT on prompts exactly like SFT's.
+
+    With the ``qwen3vl`` action format this is the Real+Mock recipe: offline step rewards on the
+    demonstrations' grpo export mixed with online episodes of the same templates on mock phones
+    (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
+    default) the online episodes cannot be used: TRL's environments act only on tool calls, and
+    the mixed run's tool schema would put a system prompt SFT never showed into every prompt. The
+    json run is offline GRPO on the grpo export, whose prompts are the SFT prompts token for token."""
     from training.grpo import GRPORun
 
-    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", env="mock", mix=True, tasks=",".join(cfg.tasks),
-                   online_prompts=online_prompts, max_turns=5, max_steps=steps, num_generations=4, batch_size=8,
-                   temperature=1.2, learning_rate=1e-5, max_completion_tokens=40, seed=0)
+    common = dict(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
+                  batch_size=8, temperature=cfg.grpo_temperature, learning_rate=1e-5, max_completion_tokens=40,
+                  seed=0)
+    if cfg.action_format == "json":
+        return GRPORun(**common)
+    return GRPORun(env="mock", mix=True, tasks=",".join(cfg.tasks), online_prompts=online_prompts, max_turns=5,
+                   **common)
 
 
 def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
