@@ -269,7 +269,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
-    start = time.perf_counter()
+    start, cpu_start, load_start = time.perf_counter(), time.process_time(), _load()
     cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
@@ -292,10 +292,17 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
                   episodes={name: [_brief(e) for e in r] for name, r in results.items()},
-                  wall_s=time.perf_counter() - start)
+                  wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start,
+                  load_average=(load_start, _load()))
     for line in report_lines(report):
         echo(line)
     return report
+
+
+def _load() -> float:
+    import os
+
+    return round(os.getloadavg()[0], 2)
 
 
 def _brief(r: EpisodeResult) -> dict:
@@ -335,8 +342,17 @@ def report_lines(report: dict) -> list[str]:
                ("demo <= 6 minutes", report["wall_s"] <= 360)]
     lines.append(f"GRPO groups with non-zero reward variance: {share if share is None else f'{share:.0%}'}; "
                  f"wall time {report['wall_s']:.0f} s")
+    if report.get("cpu_s") is not None:  # on a shared machine the wall time is mostly waiting for a core
+        lines.append(f"CPU time {report['cpu_s']:.0f} s (this process); load average {report['load_average'][0]} "
+                     f"at the start, {report['load_average'][1]} at the end, on {_cores()} cores")
     lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in targets]
     return lines
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
 
 
 def save_curves(report: dict, path) -> None:

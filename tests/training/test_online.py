@@ -96,7 +96,7 @@ def test_element_mode_lists_the_screen_and_acts_on_a_named_element():
     env.reset(task="SettingsWifiOn", seed=3)
     row = env_module.task_rows("SettingsWifiOn", 1, settings, seed=3)[0]
     listed = row["prompt"][1]["content"][-1]["text"]
-    assert "Task: " in listed and "\nElements:\n[1] " in listed
+    assert listed.startswith("Elements:\n[1] ") and "\nTask: Turn on Wi-Fi" in listed  # the task next to the answer
     assert "element" in row["prompt"][0]["content"][0]["text"]  # the system prompt says how to name one
     screen = env.mobile_use(action="open", text="settings")
     assert screen[-1]["text"].startswith("Elements:\n[1] ")
