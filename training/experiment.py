@@ -278,8 +278,10 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                                learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
                                lr_scheduler="cosine", save_steps=100_000))
     echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
-    grpo = run_grpo(lake, grpo_run(cfg, ref, grpo_steps, online_prompts))
-    echo(f"SFT->GRPO: {grpo_steps} steps (offline step rewards + online mock episodes), reward {grpo.metrics['reward']}")
+    run = grpo_run(cfg, ref, grpo_steps, online_prompts)
+    grpo = run_grpo(lake, run)
+    sources = "offline step rewards + online mock episodes" if run.mix else "offline step rewards on the SFT prompts"
+    echo(f"SFT->GRPO: {grpo_steps} steps ({sources}), reward {grpo.metrics['reward']}")
     results = {"random": evaluate(random_actor(cfg), cfg),
                "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
                "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}

@@ -10,7 +10,7 @@ CFG = ExperimentConfig(tasks=TASKS, train_seeds=(0, 1), eval_seeds=(100, 101, 10
 
 @pytest.fixture(scope="module")
 def learned(tmp_path_factory):
-    """(random results, SFT results) on the held-out seeds, after 120 SFT steps on the training seeds' demos
+    """(random results, SFT results) on the held-out seeds, after 100 SFT steps (batch 2) on the training seeds' demos
     (one torch thread, as the experiment: the result does not depend on the machine's thread count)."""
     from datalake.lake import Lake
     from training.experiment import checkpoint_actor, curate_demos, write_demonstrations
@@ -25,8 +25,8 @@ def learned(tmp_path_factory):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=120, batch_size=4,
-                             learning_rate=3e-3, warmup_steps=6, lr_scheduler="cosine", save_steps=10_000))
+        run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=100, batch_size=2,
+                             learning_rate=3e-3, warmup_steps=5, lr_scheduler="cosine", save_steps=10_000))
         policy = load_checkpoint(lake, "demo-sft")
         trained = evaluate(checkpoint_actor(policy), CFG, seeds=CFG.train_seeds)
         held_out = evaluate(checkpoint_actor(policy), CFG)
