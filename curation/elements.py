@@ -8,7 +8,7 @@ on screen), numbered from 1 in document order; ``render_marks`` writes one line 
 
     [3] Button "Send" id=send (420,1800,660,1900)
 
-with the box in the prompt's coordinate convention. An action may then name its target
+with the box in the prompt's coordinate convention (whole numbers, except on the 0-1 scale). An action may then name its target
 by number instead of by point: ``{"type":"tap","element":3}`` (json) or
 ``{"action":"click","element":3}`` (qwen3vl). ``format_with_marks`` turns a stored
 device-pixel action into that text (the mark that the action's recorded element or its
@@ -82,9 +82,14 @@ def render_marks(items: list[Mark], convention: str, size: tuple[int, int]) -> s
     """One line per mark: number, class, text, resource-id, box in ``convention``."""
     lines = []
     for m in items:
-        box = ",".join(str(v) for v in box_to_model(m.element.bounds, convention, size))
+        box = ",".join(str(_short(v, convention)) for v in box_to_model(m.element.bounds, convention, size))
         lines.append(f"[{m.number}] {_label(m.element)} ({box})")
     return "\n".join(lines)
+
+
+def _short(v: float, convention: str):
+    """Whole numbers except on the 0-1 scale: a box needs no sub-unit precision, and short lines train faster."""
+    return v if convention == "rel1" else int(round(v))
 
 
 def marks_from_text(text: str, convention: str, size: tuple[int, int]) -> list[Mark]:

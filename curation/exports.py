@@ -94,8 +94,9 @@ def prompt_messages(e: EpisodeRow, i: int, params: dict, n_images: int) -> list[
 def build_prompt(instruction: str, history: list, params: dict, n_images: int,
                  elements: str | None = None) -> list[dict]:
     """The prompt a model sees: the system text for the action format, then the screenshot
-    placeholder(s), the task, the last actions and (``elements``, rendered by
-    ``curation.elements.render_marks``) the screen's numbered elements. ``history`` is [(Action, (width, height))]
+    placeholder(s), the task and the last actions; with ``elements`` (rendered by
+    ``curation.elements.render_marks``) the screen's numbered elements come first, so that the
+    task and the history sit next to the answer (a small model attends to them far more easily). ``history`` is [(Action, (width, height))]
     already cut to ``params["history"]``; policies call this too, so training and rollouts
     use the same prompt."""
     style, coords = params["action_format"], params["coords"]
@@ -103,8 +104,8 @@ def build_prompt(instruction: str, history: list, params: dict, n_images: int,
     if history:
         lines.append("Previous actions:")
         lines.extend(f"{k + 1}. {format_action(a, style, coords, size)}" for k, (a, size) in enumerate(history))
-    if elements is not None:
-        lines += ["Elements:", elements or "(none)"]
+    if elements is not None:  # the long list first, the task and history last (next to the answer)
+        lines = ["Elements:", elements or "(none)"] + lines
     user = [{"type": "image", "text": None} for _ in range(n_images)]
     user.append({"type": "text", "text": "\n".join(lines)})
     system = SYSTEM[style].format(coords=COORDS_TEXT[coords.split(":")[0]])

@@ -2,15 +2,16 @@
 
 1. Lake: create ``./lake`` (or open it: the demo is safe to run again).
 2. Real side: import the bundled sample of real-phone episodes (interchange format).
-3. The round (``round="experiment"``, the default; ``training.experiment``): oracle
+3. The round: ``round="loop"`` (the default) or ``round="experiment"`` (``training.experiment``): oracle
    demonstrations of the demo task set (single-app, cross-app and mini-app templates) on
    training seeds -> a dataset version with element-list exports -> one SFT of the tiny
-   Qwen3-VL-architecture model -> one GRPO after it (offline step rewards mixed with
+   Qwen3-VL-architecture model -> one GRPO after it (with the json action format the embedded
+   default uses: offline step rewards on the SFT prompts; with qwen3vl tool calls: mixed with
    online mock-phone episodes, the Real+Mock recipe) -> random vs SFT vs SFT->GRPO on
    *held-out* seeds, each with its 95% interval, and the paired differences. The table
    and targets are printed; ``report.md``, ``report.json`` and the learning curves
    ``curves.png`` lie side by side under ``<lake>/experiments/demo``.
-   ``round="loop"`` runs instead one round of ``phoneloop loop`` with ``examples/loop.yaml``
+   The loop round is one round of ``phoneloop loop`` with ``examples/loop.yaml``
    (collect -> curate -> SFT -> rollouts -> curate -> GRPO -> eval, rollouts written to the lake).
 4. Summarise: episodes and success rate per source, phone and category.
 
@@ -69,9 +70,9 @@ def experiment_config(quick: bool = False):
     from training.experiment import DEMO_TASKS, ExperimentConfig
 
     if quick:
-        return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "CrossEventToAlarm"), train_seeds=(0, 1),
-                                eval_seeds=(100, 101)), {"sft_steps": 40, "grpo_steps": 2, "online_prompts": 4}
-    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 200, "grpo_steps": 4, "online_prompts": 32}
+        return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "ClockCancelTimer"), train_seeds=(0, 1),
+                                eval_seeds=(100, 101)), {"sft_steps": 150, "grpo_steps": 2, "online_prompts": 4}
+    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 400, "grpo_steps": 6, "online_prompts": 32}
 
 
 def run_learning_experiment(lake: Lake, say: Say, quick: bool = False) -> dict[str, Any]:

@@ -89,8 +89,10 @@ class MockPhoneEnv:
             status: success or failure.
             element: The number of the listed screen element to act on (instead of coordinate).
         """
-        if self.task is None or self.done:
+        if self.task is None:
             return "The episode is over; no more actions."
+        if self.done:  # every answer carries the screen: TRL's tool loop fails on a turn whose answers hold none
+            return self._screen("The episode is over; no more actions. Current screen:")
         args = {k: v for k, v in dict(action=action, coordinate=coordinate, coordinate2=coordinate2, text=text,
                                       button=button, direction=direction, time=time, status=status).items()
                 if v is not None}
@@ -101,12 +103,12 @@ class MockPhoneEnv:
         try:
             parsed = parse_with_marks(call, "qwen3vl", COORDS, size, self.items)
         except ActionParseError as exc:
-            return f"Invalid action: {exc}"
+            return self._screen(f"Invalid action: {exc}. Current screen:")
         result = self.phone.act(parsed)
         self.turns += 1
         if parsed.type == "terminate" or self.turns >= self.settings.max_turns:
             self.done = True
-            return f"{'ok' if result.ok else 'failed'}: {result.detail}. The episode is over."
+            return self._screen(f"{'ok' if result.ok else 'failed'}: {result.detail}. The episode is over. Final screen:")
         return self._screen(f"{'ok' if result.ok else 'failed'}: {result.detail}. Current screen:")
 
     def get_reward(self) -> float:

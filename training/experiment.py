@@ -25,6 +25,7 @@ rollout runner with the same prompt (the format is recorded with the model,
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ class ExperimentConfig:
     coords: str = "rel1000"
     history: int = 4
     extra_steps: int = 2  # an episode may run this many steps past the oracle's length
+    grpo_temperature: float = 1.5  # sampling temperature of GRPO's groups (the SFT policy is peaked)
 
     def __post_init__(self) -> None:
         overlap = set(self.train_seeds) & set(self.eval_seeds)
@@ -99,6 +101,12 @@ def oracle_demo(task_name: str, seed: int) -> Episode:
     w, h = phone.device().width, phone.device().height
     return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
                    task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
+
+
+@functools.lru_cache(maxsize=None)
+def oracle_length(task_name: str, seed: int) -> int:
+    """Steps of the oracle's episode (the evaluation budget's base), computed once per process."""
+    return len(oracle_demo(task_name, seed).steps)
 
 
 def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
@@ -163,7 +171,7 @@ def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None 
     """Every template on every (held-out by default) seed; budget = the oracle's length + ``extra_steps``."""
     out = []
     for task_name in cfg.tasks:
-        budget = len(oracle_demo(task_name, cfg.train_seeds[0]).steps) + cfg.extra_steps
+        budget = oracle_length(task_name, cfg.train_seeds[0]) + cfg.extra_steps
         for seed in seeds if seeds is not None else cfg.eval_seeds:
             out.append(run_episode(actor, cfg, task_name, seed, budget))
     return out
@@ -232,13 +240,23 @@ DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "
 
 
 def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
-    """The Real+Mock recipe after SFT: offline step rewards on the demonstrations' grpo export mixed
-    with online episodes of the same templates on mock phones (element lists, verifier rewards)."""
+    """GRPO after SFT on prompts exactly like SFT's.
+
+    With the ``qwen3vl`` action format this is the Real+Mock recipe: offline step rewards on the
+    demonstrations' grpo export mixed with online episodes of the same templates on mock phones
+    (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
+    default) the online episodes cannot be used: TRL's environments act only on tool calls, and
+    the mixed run's tool schema would put a system prompt SFT never showed into every prompt. The
+    json run is offline GRPO on the grpo export, whose prompts are the SFT prompts token for token."""
     from training.grpo import GRPORun
 
-    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", env="mock", mix=True, tasks=",".join(cfg.tasks),
-                   online_prompts=online_prompts, max_turns=5, max_steps=steps, num_generations=4, batch_size=8,
-                   temperature=1.2, learning_rate=1e-5, max_completion_tokens=40, seed=0)
+    common = dict(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
+                  batch_size=8, temperature=cfg.grpo_temperature, learning_rate=1e-5, max_completion_tokens=40,
+                  seed=0)
+    if cfg.action_format == "json":
+        return GRPORun(**common)
+    return GRPORun(env="mock", mix=True, tasks=",".join(cfg.tasks), online_prompts=online_prompts, max_turns=5,
+                   **common)
 
 
 def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
@@ -251,7 +269,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
-    start = time.perf_counter()
+    start, cpu_start, load_start = time.perf_counter(), time.process_time(), _load()
     cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
@@ -260,8 +278,10 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                                learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
                                lr_scheduler="cosine", save_steps=100_000))
     echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
-    grpo = run_grpo(lake, grpo_run(cfg, ref, grpo_steps, online_prompts))
-    echo(f"SFT->GRPO: {grpo_steps} steps (offline step rewards + online mock episodes), reward {grpo.metrics['reward']}")
+    run = grpo_run(cfg, ref, grpo_steps, online_prompts)
+    grpo = run_grpo(lake, run)
+    sources = "offline step rewards + online mock episodes" if run.mix else "offline step rewards on the SFT prompts"
+    echo(f"SFT->GRPO: {grpo_steps} steps ({sources}), reward {grpo.metrics['reward']}")
     results = {"random": evaluate(random_actor(cfg), cfg),
                "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
                "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}
@@ -274,10 +294,17 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
                   episodes={name: [_brief(e) for e in r] for name, r in results.items()},
-                  wall_s=time.perf_counter() - start)
+                  wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start,
+                  load_average=(load_start, _load()))
     for line in report_lines(report):
         echo(line)
     return report
+
+
+def _load() -> float:
+    import os
+
+    return round(os.getloadavg()[0], 2)
 
 
 def _brief(r: EpisodeResult) -> dict:
@@ -317,8 +344,17 @@ def report_lines(report: dict) -> list[str]:
                ("demo <= 6 minutes", report["wall_s"] <= 360)]
     lines.append(f"GRPO groups with non-zero reward variance: {share if share is None else f'{share:.0%}'}; "
                  f"wall time {report['wall_s']:.0f} s")
+    if report.get("cpu_s") is not None:  # on a shared machine the wall time is mostly waiting for a core
+        lines.append(f"CPU time {report['cpu_s']:.0f} s (this process); load average {report['load_average'][0]} "
+                     f"at the start, {report['load_average'][1]} at the end, on {_cores()} cores")
     lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in targets]
     return lines
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 1
 
 
 def save_curves(report: dict, path) -> None:

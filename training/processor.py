@@ -33,6 +33,18 @@ class ImageOnlyQwen3VLProcessor(Qwen3VLProcessor):
     def get_attributes(cls):  # transformers 5 reads sub-processors from __init__'s signature
         return ["image_processor", "tokenizer"]
 
+    def apply_chat_template(self, *args, **kwargs):
+        """As Qwen3-VL's, with the image fields of a tokenized dict as tensors even without ``return_tensors``
+        (TRL 1.16's tool loop calls ``.prod`` on ``image_grid_thw`` after a turn whose tool answers hold no image)."""
+        out = super().apply_chat_template(*args, **kwargs)
+        if kwargs.get("tokenize") and kwargs.get("return_dict") and hasattr(out, "keys"):
+            import torch
+
+            for key in ("pixel_values", "image_grid_thw"):
+                if key in out and not isinstance(out[key], torch.Tensor):
+                    out[key] = torch.as_tensor(out[key])
+        return out
+
 
 AutoProcessor.register(Qwen3VLConfig, ImageOnlyQwen3VLProcessor, exist_ok=True)
 

@@ -31,14 +31,14 @@ SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>"
            "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
            "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>"]
 ADDED = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
-TEXT = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-            head_dim=16, max_position_embeddings=4096,
-            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2],
+TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            head_dim=32, max_position_embeddings=4096,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [8, 4, 4],
                              "mrope_interleaved": True})
 VISION = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16, spatial_merge_size=2,
-              temporal_patch_size=2, out_hidden_size=64, num_position_embeddings=256, deepstack_visual_indexes=[1])
-VOCAB = 1024
-RECIPE_VERSION = 3
+              temporal_patch_size=2, out_hidden_size=128, num_position_embeddings=256, deepstack_visual_indexes=[1])
+VOCAB = 2048
+RECIPE_VERSION = 4
 
 
 def build_id() -> str:
@@ -98,7 +98,27 @@ def corpus() -> list[str]:
     from training.env import MockPhoneEnv
 
     texts.append(json.dumps(get_json_schema(MockPhoneEnv.__new__(MockPhoneEnv).mobile_use)))  # as templates show it
-    return texts
+    return texts + screen_listings()
+
+
+def screen_listings() -> list[str]:
+    """What the demo's oracle sees on seed 0 of every demo template: its instructions, the element lists
+    (``curation.elements``) of every screen it passes, and its element-number actions. Class names, app
+    and element words and box numbers become whole tokens, so element-list prompts stay short and a
+    small model can match an instruction's words to an element's text token by token."""
+    from curation.elements import format_with_marks, marks, render_marks
+    from training.experiment import DEMO_TASKS, oracle_demo
+
+    out = []
+    for task in DEMO_TASKS:
+        episode = oracle_demo(task, 0)
+        size = (episode.device.width, episode.device.height)
+        out.append(episode.instruction)
+        for step in episode.steps:
+            items = marks(step.observation.ui_tree, size)
+            out.append(render_marks(items, "rel1000", size))
+            out.append(format_with_marks(step.action, "json", "rel1000", size, items))
+    return out
 
 
 def build_tokenizer():

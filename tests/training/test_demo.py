@@ -23,9 +23,10 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     report = json.loads((folder / "report.json").read_text())
     assert report["sft"]["episodes"] == report["random"]["episodes"] == 6  # 3 templates x 2 held-out seeds
     assert report["grpo_vs_sft"]["n"] == 6
-    # GRPO used both sources: offline step rewards and the mock phones' verifier reward
+    # the json learner's GRPO is scored by the whole-action step rewards on the SFT prompts
     sources = report["grpo_rewards"]
-    assert "rewards/MockPhoneEnv/mean" in sources and "rewards/argument_reward/mean" in sources, sources
+    assert "rewards/argument_reward/mean" in sources and "rewards/location_reward/mean" in sources, sources
+    assert report["grpo_groups_with_variance"] is not None and report["cpu_s"] > 0
 
     again = CliRunner().invoke(app, ["demo", "--round", "experiment", "--quick", "--lake", lake, "--json"])
     out = json.loads(again.stdout)
