@@ -105,20 +105,32 @@ def screen_listings() -> list[str]:
     """What the demo's oracle sees on seed 0 of every demo template: its instructions, the element lists
     (``curation.elements``) of every screen it passes, and its element-number actions. Class names, app
     and element words and box numbers become whole tokens, so element-list prompts stay short and a
-    small model can match an instruction's words to an element's text token by token."""
-    from curation.elements import format_with_marks, marks, render_marks
-    from training.experiment import DEMO_TASKS, oracle_demo
+    small model can match an instruction's words to an element's text token by token. (The oracle's
+    episodes as ``training.experiment.oracle_demo`` records them, read from UI trees only: no PNG.)"""
+    from datalake.types import Action
+    from mockphone.tasks.oracle import UI
+    from training.experiment import DEMO_TASKS, _phone
 
     out = []
-    for task in DEMO_TASKS:
-        episode = oracle_demo(task, 0)
-        size = (episode.device.width, episode.device.height)
-        out.append(episode.instruction)
-        for step in episode.steps:
-            items = marks(step.observation.ui_tree, size)
-            out.append(render_marks(items, "rel1000", size))
-            out.append(format_with_marks(step.action, "json", "rel1000", size, items))
+    for task_name in DEMO_TASKS:
+        phone, task = _phone(task_name, 0)
+        size = (phone.device().width, phone.device().height)
+        out.append(task.goal)
+        actions = []
+        for action in task.oracle(UI(phone)):
+            actions.append(action)
+            out += _listing(phone.ui_tree(), action, size)
+            phone.act(action)
+        if not actions or actions[-1].type != "terminate":
+            out += _listing(phone.ui_tree(), Action("terminate", status="success"), size)
     return out
+
+
+def _listing(tree: str, action, size: tuple[int, int]) -> list[str]:
+    from curation.elements import format_with_marks, marks, render_marks
+
+    items = marks(tree, size)
+    return [render_marks(items, "rel1000", size), format_with_marks(action, "json", "rel1000", size, items)]
 
 
 def build_tokenizer():
