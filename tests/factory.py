@@ -76,3 +76,12 @@ def corrupt_png(seed: int) -> bytes:
     return bytes(data)
 
 
+
+
+def ray_seeing_phones(serials):
+    """Start a local Ray cluster (2 CPUs) whose one node "sees" the adb phones ``serials``
+    (a custom resource ``adb:SERIAL`` each, as real-phone actors are pinned); stop it with ``ray.shutdown()``."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             resources={f"adb:{serial}": 1 for serial in serials})

@@ -20,6 +20,7 @@ from rollout.errors import RolloutError
 from phoneloop.cli import app
 from rollout.runner import RolloutSpec, rollout
 from tests.adb.conftest import server  # noqa: F401  (the virtual adb server fixture)
+from tests.factory import ray_seeing_phones
 
 TASKS = "app:clock&category:single-app"
 
@@ -30,8 +31,7 @@ SERIALS = ("emulator-5554", "emulator-5556")  # the virtual adb server's phones
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A local cluster whose one node "sees" the virtual adb server's two phones."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             resources={f"adb:{serial}": 1 for serial in SERIALS})
+    ray_seeing_phones(SERIALS)
     yield
     ray.shutdown()
 

@@ -11,6 +11,7 @@ from collectors.farm import collect_on_devices
 from datalake.lake import Lake
 from rollout import backends
 from tests.adb.conftest import server  # noqa: F401  (the virtual adb server fixture)
+from tests.factory import ray_seeing_phones
 
 SERIALS = ("emulator-5554", "emulator-5556")
 TASKS = ["NotesCreate", "ContactsAdd"]  # every (task, seed) gives different content
@@ -19,8 +20,7 @@ TASKS = ["NotesCreate", "ContactsAdd"]  # every (task, seed) gives different con
 @pytest.fixture(scope="module")
 def adb_ray():
     """A local cluster whose one node "sees" the virtual adb server's two phones."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             resources={f"adb:{serial}": 1 for serial in SERIALS})
+    ray_seeing_phones(SERIALS)
     yield
     ray.shutdown()
 
