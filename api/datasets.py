@@ -12,7 +12,7 @@ the lake's ``storage_options``, the credentials its tables use.
 from __future__ import annotations
 
 import difflib
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -69,8 +69,7 @@ def _remote_reader(folder: str, storage_options: dict[str, str] | None):
         return None
 
     def read(rel: str) -> list | None:
-        parts = PurePosixPath(rel).parts
-        if not parts or rel.startswith("/") or "\\" in rel or any(p in ("..", ".") for p in parts):
+        if not storage.inside(rel):
             return None  # only names inside the version's folder
         return pq.read_table(f"{root}/{rel}", columns=["episode_id"], filesystem=fs).column(0).to_pylist()
 

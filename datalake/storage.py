@@ -10,6 +10,7 @@ given), so one set of credentials reaches both.
 from __future__ import annotations
 
 import os
+from pathlib import PurePosixPath
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
@@ -70,6 +71,16 @@ def with_defaults(uri: str, storage_options: dict[str, str] | None) -> dict[str,
     if not keys & {"conditional_put", "aws_conditional_put", "aws_s3_locking_provider", "s3_locking_provider"}:
         options["conditional_put"] = "etag"
     return options
+
+
+def inside(rel: object) -> bool:
+    """Whether ``rel`` names a file inside its folder: a non-empty relative POSIX path with no
+    ``..`` (or ``.``) part and no backslash (manifests and export lists are checked with this
+    before a name is joined to a bucket prefix or a local cache folder)."""
+    if not isinstance(rel, str):
+        return False
+    parts = PurePosixPath(rel).parts
+    return bool(parts) and not rel.startswith("/") and "\\" not in rel and not any(p in ("..", ".") for p in parts)
 
 
 def is_remote(uri: str) -> bool:

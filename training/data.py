@@ -87,14 +87,14 @@ def cache_root() -> Path:
 
 def _local_copy(lake, dv) -> str:
     """A local folder with version ``dv``'s card and export files, downloaded once from the bucket."""
-    from datalake.storage import filesystem
+    from datalake.storage import filesystem, inside
 
     final = cache_root() / "datasets" / f"{dv.name}-v{dv.version}-{dv.fingerprint[:16]}"
     if (final / "README.md").is_file():
         return str(final)
     files = sorted({str(rel) for splits in dv.exports["formats"].values() for info in splits.values()
                     for rel in info.get("files", [])})
-    if any(rel.startswith("/") or ".." in Path(rel).parts for rel in ["README.md", *files]):
+    if not all(inside(rel) for rel in files):
         raise BadTrainingConfig(f"dataset {dv.ref} names a file outside its folder; rebuild it with `phoneloop curate`")
     final.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".download-", dir=final.parent))

@@ -25,8 +25,9 @@ import json
 import os
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from datalake.storage import inside
 from training.errors import ModelNotFound, TrainingError
 
 MANIFEST = "phoneloop_manifest.json"
@@ -114,8 +115,7 @@ def _checked_files(name: str, uri: str, manifest: dict) -> list[dict]:
         raise ModelNotFound(f"model {name!r}: {uri}/{MANIFEST} lists no files")
     for entry in files:
         rel = entry.get("path") if isinstance(entry, dict) else None
-        parts = PurePosixPath(rel).parts if isinstance(rel, str) else ()
-        if not parts or rel.startswith("/") or "\\" in rel or ".." in parts or rel == MANIFEST:
+        if not inside(rel) or rel == MANIFEST:
             raise ModelNotFound(f"model {name!r}: {uri}/{MANIFEST} names a file outside its folder: {rel!r}")
     return files
 
