@@ -396,7 +396,7 @@ def bench_redact(quick: bool = False) -> None:
     t0 = time.perf_counter()
     redact(with_ocr, Context(store), ocr="always")
     ocr = time.perf_counter() - t0
-    print(f"redaction, 1080x2400 screens with a PII tree (machine shared with other engineers):")
+    print("redaction, 1080x2400 screens with a PII tree (machine shared with other engineers):")
     print(f"  PIL decode of the same PNGs  {n_plain / decode:8.1f} steps/s")
     print(f"  redact, no OCR               {n_plain / no_ocr:8.1f} steps/s   ratio to decode {decode / no_ocr:.2f}x")
     print(f"  redact, OCR on every screen  {n_ocr / ocr:8.2f} steps/s   ratio to decode "

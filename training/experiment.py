@@ -30,12 +30,15 @@ import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from curation.elements import Mark, marks, parse_with_marks
 from curation.exports import build_prompt
 from curation.formats import ActionParseError
 from datalake.types import Action, Device, Episode, Step
+
+if TYPE_CHECKING:
+    from training.grpo import GRPORun
 
 Actor = Callable[[list, list, list, tuple], str]  # (messages, images, marks, size) -> reply text
 POINT = ("tap", "double_tap", "long_press")

@@ -83,7 +83,7 @@ def _same_task_rows(n_original: int, n_twins: int, seed: int = 0):
 
     rng = np.random.default_rng(seed)
     acts = [Action("tap", x=10, y=10, element=Target(resource_id="app:id/go")), Action("terminate", status="success")]
-    hashes, rows, twin_of = {}, [], {}
+    hashes, rows = {}, []
     originals = [[int(h) for h in rng.integers(0, 2**63, size=len(acts))] for _ in range(n_original)]
     order = list(range(n_original)) + [int(rng.integers(n_original)) for _ in range(n_twins)]
     for i, source in enumerate(order):
