@@ -55,9 +55,19 @@ class LocalBackend:
         from datalake.lake import spawn_context
 
         self.ctx, self.target = spawn_context(), target
+        self._manager: Any = None
 
     def queues(self):
-        return self.ctx.Queue(), self.ctx.Queue()
+        """Queues served by a manager process, not ``multiprocessing.Queue``: a worker SIGKILLed while it
+        held a plain queue's pipe lock (its feeder thread writing a message, or a blocking ``get``) left
+        that lock held for good, so every sibling then hung on its next message or at exit. Through the
+        manager each worker has its own connection and holds no lock that another needs."""
+        if self._manager is None:
+            from multiprocessing.managers import SyncManager
+
+            self._manager = SyncManager(ctx=self.ctx)
+            self._manager.start(initializer=die_with_parent, initargs=(os.getpid(),))
+        return self._manager.Queue(), self._manager.Queue()
 
     def start(self, phone: str, kind: str, args: tuple) -> Any:
         proc = self.ctx.Process(target=_target(self.target), args=(phone, *args, os.getpid()), daemon=True)
@@ -66,15 +76,31 @@ class LocalBackend:
 
     def dead(self, handle) -> bool:
         """The worker process is gone. Asked only about workers whose ``done`` never arrived,
-        and only after the results queue stayed empty for a poll: a worker that exits sends
-        ``done`` first (its queue is flushed before the process ends), so a gone worker
-        without one died — even with exit code 0, e.g. when a killed sibling left a queue
-        lock held and its last messages could not be sent."""
+        and only after the results queue stayed empty for a poll: a worker puts ``done``
+        (a call the manager answers once the message is queued) before its process ends,
+        so a gone worker without one died."""
         return not handle.is_alive()
 
     def join(self, handles: list) -> None:
         for proc in handles:
             proc.join()
+        if self._manager is not None:
+            self._manager.shutdown()
+            self._manager = None
+
+
+def die_with_parent(parent_pid: int | None) -> None:
+    """Linux: this process gets SIGKILL when the process that started it dies (no orphan workers
+    writing to the lake, no orphan queue manager)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died before prctl
+        os._exit(1)
 
 
 class ThreadBackend:
@@ -281,9 +307,9 @@ class Pool:
         if kind == "done":
             self.finished.add(phone)
             return
-        if phone is not None:
-            self.in_flight[phone] = None  # a worker's own message: it is between jobs
         ended = handle(message)
+        if phone is not None and (ended or message.get("job") is not None):
+            self.in_flight[phone] = None  # its job ended (or went back to the queue): it is between jobs
         if self.pending > 0:
             self.pending -= ended
 

@@ -13,7 +13,6 @@ A job is ``{"task", "seed", "attempt"}``. Its episode ends in one of three ways:
 
 from __future__ import annotations
 
-import os
 import queue as queue_module
 import threading
 import time
@@ -24,6 +23,7 @@ from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
 from collectors.loop import run_episode
 from datalake.lake import Lake
 from datalake.types import Episode
+from rollout.backends import die_with_parent
 from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
 
@@ -43,7 +43,7 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
     from rollout.runner import RolloutSpec
 
     if not in_process:  # a thread must not set the parent-death signal of the whole runner
-        _die_with_parent(parent_pid)
+        die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
     writer, phone = None, None
     try:
@@ -301,19 +301,6 @@ def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, wh
         return episode, {"kind": "offline", "job": job, "error": f"{where}: {reason}"}
     return episode, {"kind": "episode", "outcome": episode.outcome, "invalid_steps": invalid, "retries": retries,
                      "failure_reason": failure}
-
-
-def _die_with_parent(parent_pid: int | None) -> None:
-    """Linux: this worker gets SIGKILL when the runner's process dies (no orphan writes)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died before prctl
-        os._exit(1)
 
 
 def _close(phone) -> None:
