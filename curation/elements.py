@@ -12,7 +12,7 @@ with the box in the prompt's coordinate convention (whole numbers, except on the
 by number instead of by point: ``{"type":"tap","element":3}`` (json) or
 ``{"action":"click","element":3}`` (qwen3vl). ``format_with_marks`` turns a stored
 device-pixel action into that text (the mark that the action's recorded element or its
-point falls on; actions without a mark keep their coordinates), and
+point falls on; actions without a mark, or on a seek bar, keep their coordinates), and
 ``parse_with_marks`` turns the text back into a device-pixel Action at the mark's
 centre, with the element recorded as its ``Target``. Stored actions stay device pixels.
 """
@@ -30,6 +30,7 @@ from datalake.types import Action, Target
 from datalake.uitree import UIElement, parse_ui_tree
 
 POINT_TYPES = ("tap", "double_tap", "long_press", "input_text")  # input_text: the field typed into, when known
+POSITIONAL = ("SeekBar", "AbsSeekBar", "RatingBar")  # classes whose taps mean a value, not just the element
 MAX_MARKS = 40
 _LABEL_CHARS = 40
 _LINE = re.compile(r"^\[(\d+)\][^\n]*\(([-\d.]+),([-\d.]+),([-\d.]+),([-\d.]+)\)\s*$", re.M)
@@ -115,6 +116,12 @@ def mark_for(action: Action, items: list[Mark]) -> Mark | None:
     return min(under, key=lambda m: _area(m.element.bounds), default=None)
 
 
+def _positional(mark: Mark) -> bool:
+    """Where on the element a tap lands matters (a seek bar's value): the action keeps its point, since the
+    element's centre would set another value."""
+    return (mark.element.class_name or "").rsplit(".", 1)[-1] in POSITIONAL
+
+
 def _inside(b, x, y) -> bool:
     return b[0] <= x < b[2] and b[1] <= y < b[3]
 
@@ -128,7 +135,7 @@ def format_with_marks(action: Action, style: str, convention: str, size: tuple[i
     """The action's text naming its element by number (coordinates when no mark fits)."""
     mark = mark_for(action, items)
     text = format_action(action, style, convention, size)
-    if mark is None:
+    if mark is None or _positional(mark):
         return text
     if style == "json":
         data = json.loads(text)

@@ -157,9 +157,9 @@ def run_episode(actor: Actor, cfg: ExperimentConfig, task_name: str, seed: int, 
             continue
         result.parsed += 1
         history.append((action, size))
+        phone.act(action)  # terminate too: the phone logs it, and infeasible tasks are verified from that log
         if action.type == "terminate":
             break
-        phone.act(action)
     result.success = task.is_successful(phone) == 1.0
     return result
 

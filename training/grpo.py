@@ -131,6 +131,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
         max_completion_length=run.max_completion_tokens, max_tool_calling_iterations=run.max_turns,
         reward_weights=list(rewards.STEP_WEIGHTS) if export else None, logging_steps=1, save_steps=run.save_steps,
         save_total_limit=2, seed=run.seed, use_cpu=common.use_cpu(), bf16=not common.use_cpu(), report_to="none",
+        gradient_checkpointing=common.gradient_checkpointing(),
         dataloader_num_workers=0, disable_tqdm=echo is None, log_completions=False,
     )
     trainer = GRPOTrainer(model=model, args=args, train_dataset=train, processing_class=processor,

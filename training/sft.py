@@ -108,6 +108,7 @@ def prepare_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> SFTJob:
         learning_rate=run.learning_rate, warmup_steps=run.warmup_steps, lr_scheduler_type=run.lr_scheduler,
         logging_steps=run.logging_steps, save_steps=run.save_steps, save_total_limit=2, seed=run.seed,
         assistant_only_loss=True, max_length=None, use_cpu=common.use_cpu(), bf16=not common.use_cpu(),
+        gradient_checkpointing=common.gradient_checkpointing(),
         report_to="none", dataloader_num_workers=0, disable_tqdm=echo is None,
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=train, processing_class=processor,

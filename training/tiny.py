@@ -38,7 +38,7 @@ TEXT = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_att
 VISION = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=16, spatial_merge_size=2,
               temporal_patch_size=2, out_hidden_size=128, num_position_embeddings=256, deepstack_visual_indexes=[1])
 VOCAB = 2048
-RECIPE_VERSION = 4
+RECIPE_VERSION = 5  # 5: seek-bar taps keep their point in the element listings the tokenizer learns
 
 
 def build_id() -> str:

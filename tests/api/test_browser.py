@@ -83,7 +83,7 @@ def test_episode_list_filters_in_the_browser(page, live_server):
     assert page.locator("#episodes tbody tr").count() == 7
     page.select_option("select[name=source]", "oracle")
     page.click("button[type=submit]")
-    page.wait_for_url("**source=oracle**")
+    page.wait_for_url("**source=oracle**", wait_until="domcontentloaded")
     assert page.locator("#episodes tbody tr").count() == 2
     page.click("text=Turn on Wi-Fi")
     page.wait_for_selector("#step-0 .shot.big img")

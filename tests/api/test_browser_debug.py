@@ -28,6 +28,7 @@ def context():
     with sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
                                                    viewport={"width": 1920, "height": 1080})
+        ctx.set_default_timeout(60_000)  # a loaded CI machine: a page's last image can take a while
         try:
             yield ctx
         finally:
@@ -103,11 +104,13 @@ def test_j_k_move_steps_and_brackets_move_episodes(page, server):
     images_loaded(page)
     keep(page, "episode-keys")
     page.keyboard.press("]")
-    page.wait_for_url(f"**/episodes/{ids[2]}?{query}")
+    page.wait_for_url(f"**/episodes/{ids[2]}?{query}", wait_until="domcontentloaded")
+    page.wait_for_selector("section.step.current")  # viewer.js has run: keys work
     page.keyboard.press("[")
-    page.wait_for_url(f"**/episodes/{ids[1]}?{query}")
+    page.wait_for_url(f"**/episodes/{ids[1]}?{query}", wait_until="domcontentloaded")
+    page.wait_for_selector("section.step.current")  # viewer.js has run: keys work
     page.keyboard.press("[")
-    page.wait_for_url(f"**/episodes/{ids[0]}?{query}")
+    page.wait_for_url(f"**/episodes/{ids[0]}?{query}", wait_until="domcontentloaded")
     assert page.locator("#prev-episode").count() == 0
 
 
@@ -126,7 +129,7 @@ def test_search_finds_an_episode_by_a_word_of_its_instruction(page, server, rese
     page.goto(f"{server}/episodes")
     page.fill("input[name=q]", "dialog")
     page.click("#filters button[type=submit]")
-    page.wait_for_url("**q=dialog**")
+    page.wait_for_url("**q=dialog**", wait_until="domcontentloaded")
     rows = page.locator("#episodes tbody tr")
     assert rows.count() == 1 and "Confirm the dialog with OK" in rows.inner_text()
     keep(page, "episode-search")
@@ -157,7 +160,7 @@ def test_eval_page_table_equals_the_evals_table(page, server, research_lake):
     assert page.locator("#chart rect").count() == 8
     keep(page, "eval")
     page.click("#compare-form button")
-    page.wait_for_url("**/evals/compare?**")
+    page.wait_for_url("**/evals/compare?**", wait_until="domcontentloaded")
     page.locator("#compare-pairs a").first.click()
     page.wait_for_selector("#side-by-side iframe")
     assert page.locator("#side-by-side iframe").count() == 2
@@ -179,7 +182,7 @@ def test_login_with_the_token_opens_pages_and_frames(page, locked_server, resear
     keep(page, "login-form")
     page.fill("input[name=token]", TOKEN)
     page.click("form#login button")
-    page.wait_for_url(f"**/episodes/{episode.episode_id}")
+    page.wait_for_url(f"**/episodes/{episode.episode_id}", wait_until="domcontentloaded")
     page.wait_for_selector("section.step.current")
     images_loaded(page)
     keep(page, "login-episode")
@@ -224,11 +227,11 @@ def test_evals_list_links_each_evaluation_with_its_counts(page, server, research
     page.select_option("#compare-any select[name=left_policy]", "sft-r1")
     page.select_option("#compare-any select[name=right_policy]", "random:0")
     page.click("#compare-any button")
-    page.wait_for_url("**/evals/compare?**")
+    page.wait_for_url("**/evals/compare?**", wait_until="domcontentloaded")
     assert page.locator("#compare-pairs a").count() > 0
     page.go_back()
     row.locator(f"a[href='/evals/{EVAL_ID}']").click()
-    page.wait_for_url(f"**/evals/{EVAL_ID}")
+    page.wait_for_url(f"**/evals/{EVAL_ID}", wait_until="domcontentloaded")
     assert page.locator("#eval-table").is_visible()
 
 
@@ -237,7 +240,7 @@ def test_dataset_pages_link_report_card_episodes_and_the_diff(page, server, rese
     page.goto(f"{server}/datasets")
     keep(page, "datasets")
     page.click("#datasets a[href='/datasets/sft-mix/v1']")
-    page.wait_for_url("**/datasets/sft-mix/v1")
+    page.wait_for_url("**/datasets/sft-mix/v1", wait_until="domcontentloaded")
     linked = page.locator(".episode-ids a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     assert sorted(linked) == sorted(f"/episodes/{i}" for i in ids[:6])  # v1 holds ids[:6] (train and val)
     keep(page, "dataset-version")
@@ -245,12 +248,12 @@ def test_dataset_pages_link_report_card_episodes_and_the_diff(page, server, rese
         answer = page.request.get(server + page.locator(link).get_attribute("href"))
         assert answer.status == 200 and text in answer.text()
     page.click("a.diff")
-    page.wait_for_url("**/datasets/sft-mix/diff?a=1&b=2")
+    page.wait_for_url("**/datasets/sft-mix/diff?a=1&b=2", wait_until="domcontentloaded")
     assert page.locator("#episodes-removed").inner_text().startswith("removed: 1")
     assert page.locator("#episodes-added a").count() == len(set(ids[1:8]) - set(ids[:6]))
     keep(page, "dataset-diff")
     page.click("#episodes-removed a")
-    page.wait_for_url(f"**/episodes/{ids[0]}")
+    page.wait_for_url(f"**/episodes/{ids[0]}", wait_until="domcontentloaded")
     page.wait_for_selector("section.step.current")
 
 

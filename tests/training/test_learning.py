@@ -166,3 +166,19 @@ def test_models_without_a_recorded_format_keep_the_options_given(learned, tmp_pa
     assert trained_options(str(tmp_path), given, str(lake.uri)) == given  # a folder with no record
     assert trained_options("no-such-model", given, str(lake.uri)) == given
     assert trained_options("demo-sft", given, str(lake.uri)).elements is True
+
+
+@pytest.mark.parametrize("task", __import__("training.experiment", fromlist=["DEMO_TASKS"]).DEMO_TASKS)
+def test_the_oracle_replayed_through_the_element_format_succeeds_on_a_held_out_seed(task):
+    """The evaluation loop itself: the oracle's actions, written as element-number replies and parsed back
+    against each screen's list, solve every demo template (terminate and answer reach the phone's log)."""
+    from curation.elements import format_with_marks, marks
+    from training.experiment import oracle_demo, run_episode
+
+    cfg = ExperimentConfig(tasks=(task,))
+    demo = oracle_demo(task, 100)
+    size = (demo.device.width, demo.device.height)
+    replies = iter([format_with_marks(s.action, cfg.action_format, cfg.coords, size, marks(s.observation.ui_tree, size))
+                    for s in demo.steps])
+    result = run_episode(lambda messages, images, items, size: next(replies), cfg, task, 100, len(demo.steps))
+    assert result.success and result.parsed == result.steps == len(demo.steps), result.replies
