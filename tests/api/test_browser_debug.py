@@ -29,7 +29,6 @@ def context():
     with sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
                                                    viewport={"width": 1920, "height": 1080})
-        ctx.set_default_timeout(60_000)  # a loaded CI machine: a page's last image can take a while
         try:
             yield ctx
         finally:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from training.experiment import ExperimentConfig, evaluate, paired, random_actor, summary, wilson
+from training.experiment import DEMO_TASKS, ExperimentConfig, evaluate, paired, random_actor, summary, wilson
 
 TASKS = ("SettingsWifiOn", "MailStar")
 CFG = ExperimentConfig(tasks=TASKS, train_seeds=(0, 1, 2, 3), eval_seeds=(100, 101, 102))
@@ -168,7 +168,7 @@ def test_models_without_a_recorded_format_keep_the_options_given(learned, tmp_pa
     assert trained_options("demo-sft", given, str(lake.uri)).elements is True
 
 
-@pytest.mark.parametrize("task", __import__("training.experiment", fromlist=["DEMO_TASKS"]).DEMO_TASKS)
+@pytest.mark.parametrize("task", DEMO_TASKS)
 def test_the_oracle_replayed_through_the_element_format_succeeds_on_a_held_out_seed(task):
     """The evaluation loop itself: the oracle's actions, written as element-number replies and parsed back
     against each screen's list, solve every demo template (terminate and answer reach the phone's log)."""
