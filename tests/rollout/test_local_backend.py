@@ -11,10 +11,10 @@ from rollout.backends import LocalBackend, Pool
 TARGET = "tests.rollout.pool_workers:chatty"
 
 
-def _run_killing(victim: str, after: int) -> dict:
-    """One pass of 12 jobs over phones a and b; ``victim`` is SIGKILLed after ``after`` of its messages."""
+def _run_killing(victim: str, after: int, jobs: list[int]) -> dict:
+    """One pass of ``jobs`` over phones a and b; ``victim`` is SIGKILLed after ``after`` of its messages."""
     backend = LocalBackend(TARGET)
-    pool = Pool(backend, "mock", ["a", "b"], list(range(12)), ())
+    pool = Pool(backend, "mock", ["a", "b"], jobs, ())
     seen = {"ended": [], "deaths": [], "count": 0}
 
     def handle(message):
@@ -28,9 +28,7 @@ def _run_killing(victim: str, after: int) -> dict:
         return 0
 
     def on_death(phone, handle_, job):
-        seen["deaths"].append((phone, job))
-        if job is not None:
-            pool.requeue(job)
+        seen["deaths"].append((phone, job))  # the Pool itself puts the job back on the queue
 
     box: dict = {}
     runner = threading.Thread(target=lambda: box.update(lost=pool.run(handle, on_death=on_death)), daemon=True)
@@ -41,10 +39,20 @@ def _run_killing(victim: str, after: int) -> dict:
 
 
 def test_a_worker_killed_while_sending_leaves_its_sibling_able_to_finish():
-    """Killed in the middle of a stream of messages (its queue writes in flight): the sibling finishes every
-    job, the victim's job in flight is done again, and the pass ends. (With ``multiprocessing.Queue`` the
-    sibling's writes waited forever on the pipe lock the victim died holding.)"""
+    """Killed in the middle of a stream of messages (its queue writes in flight): the pass ends, the sibling
+    finishes its jobs, the victim's announced job is done again in the same pass, and no job ends twice.
+    (With ``multiprocessing.Queue`` the sibling's writes waited forever on the pipe lock the victim died
+    holding.) A job the victim had taken but not yet announced is invisible to the parent (the Pool's
+    documented limit): the pass stops without it and the callers rerun what the lake lacks, as done here
+    with a second pass over the jobs that never ended. Run in CI, the kill after 150 messages once landed
+    in exactly that window."""
+    everything = list(range(12))
     for after in (3, 57, 150):
-        out = _run_killing("a", after)
+        out = _run_killing("a", after, everything)
         assert [phone for phone, _ in out["deaths"]] == ["a"]
-        assert out["lost"] == 0 and sorted(set(out["ended"])) == list(range(12)), out
+        assert out["lost"] == 0 and len(out["ended"]) == len(set(out["ended"])), out
+        unseen = sorted(set(everything) - set(out["ended"]))
+        assert len(unseen) <= 1, out  # at most the one job taken between "ended" and "started"
+        if unseen:
+            again = _run_killing("nobody", 0, unseen)
+            assert again["deaths"] == [] and again["ended"] == unseen, again
