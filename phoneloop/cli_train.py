@@ -78,6 +78,9 @@ def sft(
     lora: LoraOpt = False,
     tools: Annotated[bool, typer.Option("--tools", help="Show the mobile_use tool schema in prompts, as online "
                                                        "GRPO does (SFT before `grpo --env mock`).")] = False,
+    balance: Annotated[str | None, typer.Option(
+        "--balance", help="'task' or 'app': repeat episodes so every group weighs as many as the largest "
+                          "(a template whose seeds give one identical episode is kept once in the lake).")] = None,
     resume: ResumeOpt = False,
     launcher: LauncherOpt = "none",
     num_processes: ProcsOpt = 1,
@@ -96,7 +99,7 @@ def sft(
     extra = {"learning_rate": lr} if lr is not None else {}
     _run(run_sft, lake, SFTRun(dataset=dataset, output=output, model=model, max_steps=max_steps, epochs=epochs,
                                batch_size=batch_size, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,
-                               **extra))
+                               balance=balance, **extra))
 
 
 @app.command()

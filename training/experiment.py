@@ -279,7 +279,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
     sft = run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=sft_steps, batch_size=4,
                                learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
-                               lr_scheduler="cosine", save_steps=100_000))
+                               lr_scheduler="cosine", save_steps=100_000, balance="task"))
     echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
     run = grpo_run(cfg, ref, grpo_steps, online_prompts)
     grpo = run_grpo(lake, run)

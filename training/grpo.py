@@ -119,6 +119,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     from trl.chat_template_utils import add_response_schema
 
     model, processor = common.load_policy(model_ref.path, max_pixels=max_pixels, padding_side="left")
+    common.score_only_labelled_positions()
 
     # 3. Prompts: offline rows, online task rows, or both, and the environments that serve them.
     train, env_factory = _prompts(run, export, max_pixels, processor, _element_format(model_ref.path, export))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from training import common
-from training.data import cap_images, open_export, with_tool_schema
+from training.data import BALANCE, balance_rows, cap_images, open_export, with_tool_schema
 from training.errors import BadTrainingConfig
 from training.launch import record_rank_data
 from training.registry import ModelEntry, resolve_model
@@ -51,6 +51,7 @@ class SFTRun:
     logging_steps: int = 1
     seed: int = 0
     split: str = "train"
+    balance: str | None = None  # "task" or "app": every group weighs as many episodes as the largest
 
     def check(self) -> None:
         for name in ("batch_size", "grad_accum", "save_steps", "logging_steps"):
@@ -62,6 +63,8 @@ class SFTRun:
             raise BadTrainingConfig(f"epochs must be positive, got {self.epochs}")
         if self.learning_rate <= 0:
             raise BadTrainingConfig(f"learning_rate must be positive, got {self.learning_rate}")
+        if self.balance is not None and self.balance not in BALANCE:
+            raise BadTrainingConfig(f"balance must be one of {', '.join(BALANCE)} (got {self.balance!r})")
 
 
 @dataclass
@@ -92,12 +95,17 @@ def prepare_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> SFTJob:
 
     # 2. Data: the export's messages and screenshots, images capped once and cached.
     train = export.load()
+    if run.balance:
+        before = len(train)
+        train = balance_rows(lake, train, run.balance, run.seed)
+        config.update(balanced_by=run.balance, rows_before_balance=before, rows=len(train))
     train = cap_images(train.select_columns(["messages", "images"]), max_pixels)
 
     # 3. Model and processor (image cap applied in the processor too).
     from trl import SFTConfig, SFTTrainer
 
     model, processor = common.load_policy(model_ref.path, max_pixels=max_pixels)
+    common.score_only_labelled_positions()
     if run.tools:
         from training.env import MockPhoneEnv
 
