@@ -47,7 +47,7 @@ POINT = ("tap", "double_tap", "long_press")
 @dataclass(frozen=True)
 class ExperimentConfig:
     tasks: tuple[str, ...]  # template names from mockphone's registry
-    train_seeds: tuple[int, ...] = (0, 1, 2, 3)
+    train_seeds: tuple[int, ...] = tuple(range(8))  # measured: 4 seeds gave SFT 17/48, 8 (balanced) 33/48
     eval_seeds: tuple[int, ...] = (100, 101, 102)  # held out: never demonstrated
     action_format: str = "json"  # json (learns best here) | qwen3vl (tool calls, as online GRPO episodes speak)
     coords: str = "rel1000"
@@ -273,21 +273,35 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.sft import SFTRun, run_sft
 
     start, cpu_start, load_start = time.perf_counter(), time.process_time(), _load()
-    cpu_threads()
+    phases: dict[str, float] = {}
+    clock = [start]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = round(now - clock[0], 1)
+        clock[0] = now
+
+    threads = cpu_threads()
     write_demonstrations(lake, cfg)
     ref = curate_demos(lake, cfg, "demo")
+    lap("demonstrations")
     echo(f"demonstrations: {len(cfg.tasks)} templates x {len(cfg.train_seeds)} training seeds -> {ref}")
     sft = run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=sft_steps, batch_size=4,
                                learning_rate=learning_rate, warmup_steps=max(1, sft_steps // 20),
                                lr_scheduler="cosine", save_steps=100_000, balance="task"))
+    lap("sft")
     echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
     run = grpo_run(cfg, ref, grpo_steps, online_prompts)
     grpo = run_grpo(lake, run)
+    lap("grpo")
     sources = "offline step rewards + online mock episodes" if run.mix else "offline step rewards on the SFT prompts"
     echo(f"SFT->GRPO: {grpo_steps} steps ({sources}), reward {grpo.metrics['reward']}")
-    results = {"random": evaluate(random_actor(cfg), cfg),
-               "sft": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-sft")), cfg),
-               "grpo": evaluate(checkpoint_actor(load_checkpoint(lake, "demo-grpo")), cfg)}
+    results = {}
+    for name, actor in (("random", lambda: random_actor(cfg)),
+                        ("sft", lambda: checkpoint_actor(load_checkpoint(lake, "demo-sft"))),
+                        ("grpo", lambda: checkpoint_actor(load_checkpoint(lake, "demo-grpo")))):
+        results[name] = evaluate(actor(), cfg)
+        lap(f"eval_{name}")
     zero = [v for v in grpo.metrics.get("frac_reward_zero_std", []) if v is not None]
     report = {name: summary(r) for name, r in results.items()}
     report.update(sft_vs_random=paired(results["random"], results["sft"]),
@@ -297,7 +311,8 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
                   episodes={name: [_brief(e) for e in r] for name, r in results.items()},
-                  wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start,
+                  wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start, phases=phases,
+                  torch_threads=threads,
                   load_average=(load_start, _load()))
     for line in report_lines(report):
         echo(line)
@@ -316,18 +331,32 @@ def _brief(r: EpisodeResult) -> dict:
             "replies": [text[:160] for text in r.replies]}
 
 
-def cpu_threads() -> None:
-    """One torch thread on CPU (``PHONELOOP_TORCH_THREADS`` to change): the tiny model's matrices are too
-    small to gain from more, and on a shared, loaded machine extra threads wait on each other (measured
-    here: ~30 s per SFT step with 2 threads under load 10-15 on 2 cores, ~5 s with one)."""
+def cpu_threads() -> int:
+    """Torch threads on CPU, returned: ``PHONELOOP_TORCH_THREADS`` if set, else the largest of 4, 2, 1 that
+    the idle cores can hold (idle share of every core over half a second, with half a core of slack; the
+    1-minute load average would still count work that just ended).
+
+    Measured here on 2 idle cores: 0.35 s per SFT step with one thread, 0.235 s with two. On a loaded
+    machine extra threads wait on each other (OpenMP's threads synchronise at every operation and a
+    thread without a core stalls the rest): ~30 s per step with 2 threads under load 10-15 on 2 cores,
+    ~5 s with one; hence the load check."""
     import os
 
     from training.common import use_cpu
 
-    if use_cpu():
-        import torch
+    if not use_cpu():
+        return 0
+    import torch
 
-        torch.set_num_threads(int(os.environ.get("PHONELOOP_TORCH_THREADS", "1")))
+    if os.environ.get("PHONELOOP_TORCH_THREADS"):
+        threads = int(os.environ["PHONELOOP_TORCH_THREADS"])
+    else:
+        import psutil
+
+        idle = (os.cpu_count() or 1) * (1 - psutil.cpu_percent(interval=0.5) / 100)
+        threads = next(t for t in (4, 2, 1) if t == 1 or idle >= t - 0.5)
+    torch.set_num_threads(threads)
+    return threads
 
 
 def report_lines(report: dict) -> list[str]:
@@ -349,7 +378,10 @@ def report_lines(report: dict) -> list[str]:
                  f"wall time {report['wall_s']:.0f} s")
     if report.get("cpu_s") is not None:  # on a shared machine the wall time is mostly waiting for a core
         lines.append(f"CPU time {report['cpu_s']:.0f} s (this process); load average {report['load_average'][0]} "
-                     f"at the start, {report['load_average'][1]} at the end, on {_cores()} cores")
+                     f"at the start, {report['load_average'][1]} at the end, on {_cores()} cores"
+                     + (f", {report['torch_threads']} torch thread(s)" if report.get("torch_threads") else ""))
+    if report.get("phases"):
+        lines.append("seconds: " + ", ".join(f"{k} {v:.0f}" for k, v in report["phases"].items()))
     lines += [f"target {name}: {'met' if ok else 'NOT met'}" for name, ok in targets]
     return lines
 
