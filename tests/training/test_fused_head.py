@@ -43,7 +43,10 @@ def test_cpu_compact_scoring_keeps_loss_and_gradients_and_scores_only_labelled_r
             return real.apply(hidden, *args)
 
     monkeypatch.setattr(trl_utils, "_ChunkedLogProbFunction", Spy)
-    monkeypatch.setattr(trl_utils, "_use_triton", trl_utils._use_triton)  # restored after the test
+    from trl.kernels import chunked_logprob
+
+    # TRL's own choice (an SFT run earlier in this process has already applied ours), restored after the test
+    monkeypatch.setattr(trl_utils, "_use_triton", chunked_logprob._use_triton)
     every_loss, every_grads = _loss_and_grads(model, batch)
     common.score_only_labelled_positions()
     common.score_only_labelled_positions()  # idempotent: not wrapped twice
