@@ -8,9 +8,11 @@ screenshot, answering with element-number actions. The steps, each one library c
    written to the lake as a collector would (verified by the task's own verifier);
 2. ``curate_demos``: a dataset version whose sft and grpo exports use ``elements: true``;
 3. SFT with ``training.sft.run_sft`` (the real TRL path, the tiny Qwen3-VL model);
-4. GRPO after it, the Real+Mock recipe (``grpo_run``): offline step rewards on the grpo
-   export mixed with online episodes of the same templates on mock phones, whose
-   prompts and tool answers list the elements and whose reward is the task verifier;
+4. GRPO after it (``grpo_run``): offline step rewards on the grpo export of the
+   demonstrations and the lake's real-phone episodes; with the ``qwen3vl`` action format
+   mixed with online episodes of the same templates on mock phones (the Real+Mock
+   recipe), whose prompts and tool answers list the elements and whose reward is the
+   task verifier (the ``json`` default cannot: TRL's environments act on tool calls);
 5. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
    a checkpoint), each step's reply parsed with the element list of that very screen
    and executed on a fresh mock phone; success is the task verifier's, never the
@@ -118,19 +120,41 @@ def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
     return len(episodes)
 
 
-def curate_demos(lake, cfg: ExperimentConfig, name: str) -> str:
-    """A dataset version of the demonstrations with an element-list sft export; returns NAME@vN."""
+def curate_demos(lake, cfg: ExperimentConfig, name: str, real: bool = False) -> str:
+    """A dataset version of the demonstrations with element-list sft and grpo exports; returns NAME@vN.
+    ``real``: the lake's successful real-phone episodes too (GRPO's offline step rewards on real phones)."""
     from curation.build import curate
     from curation.recipe import parse_recipe
 
     tasks = ", ".join(f"'{t}'" for t in cfg.tasks)
-    recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE source = 'oracle' AND task IN ({tasks})\n"
+    where = f"(source = 'oracle' AND task IN ({tasks}))"
+    if real:
+        where += " OR (phone = 'real' AND outcome = 'success')"
+    recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE {where}\n"
               "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n"
               f"  - {{format: sft, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
               "elements: true}\n"
               f"  - {{format: grpo, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
               "elements: true}\n")
     return curate(lake, parse_recipe(recipe)).ref
+
+
+def real_demonstrations(lake) -> int:
+    """Successful real-phone episodes in the lake, after importing the bundled sample if the lake has none
+    (``phoneloop demo`` has imported it already; a fresh benchmark lake gets it here)."""
+    from importlib import resources
+
+    from datalake import interchange
+
+    def count() -> int:
+        lake.invalidate()
+        return lake.sql("SELECT count(*) AS n FROM episodes WHERE phone = 'real' AND outcome = 'success'"
+                        ).to_pylist()[0]["n"]
+
+    if count() == 0:
+        with resources.as_file(resources.files("phoneloop") / "sample" / "episodes.jsonl") as path:
+            interchange.import_files(lake, [path])
+    return count()
 
 
 def run_episode(actor: Actor, cfg: ExperimentConfig, task_name: str, seed: int, max_steps: int) -> EpisodeResult:
@@ -245,12 +269,14 @@ DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "
 def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
     """GRPO after SFT on prompts exactly like SFT's.
 
-    With the ``qwen3vl`` action format this is the Real+Mock recipe: offline step rewards on the
-    demonstrations' grpo export mixed with online episodes of the same templates on mock phones
+    ``ref`` holds the demonstrations and the lake's successful real-phone episodes (``demo-rl``),
+    so the offline step rewards score real-phone steps beside mock ones. With the ``qwen3vl``
+    action format this is the whole Real+Mock recipe: those offline step rewards mixed with online episodes of the same templates on mock phones
     (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
     default) the online episodes cannot be used: TRL's environments act only on tool calls, and
     the mixed run's tool schema would put a system prompt SFT never showed into every prompt. The
-    json run is offline GRPO on the grpo export, whose prompts are the SFT prompts token for token."""
+    json run is offline GRPO on the grpo export (real and mock steps), whose prompts are built
+    exactly as SFT's."""
     from training.grpo import GRPORun
 
     common = dict(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
@@ -291,7 +317,10 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                                lr_scheduler="cosine", save_steps=100_000, balance="task"))
     lap("sft")
     echo(f"SFT: {sft_steps} steps, loss {sft.metrics.get('first_loss')} -> {sft.metrics.get('last_loss')}")
-    run = grpo_run(cfg, ref, grpo_steps, online_prompts)
+    real = real_demonstrations(lake)
+    rl_ref = curate_demos(lake, cfg, "demo-rl", real=True) if real else ref
+    echo(f"GRPO prompts: {rl_ref} (the demonstrations + {real} successful real-phone episode(s))")
+    run = grpo_run(cfg, rl_ref, grpo_steps, online_prompts)
     grpo = run_grpo(lake, run)
     lap("grpo")
     sources = "offline step rewards + online mock episodes" if run.mix else "offline step rewards on the SFT prompts"
@@ -312,6 +341,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
                   episodes={name: [_brief(e) for e in r] for name, r in results.items()},
                   wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start, phases=phases,
+                  grpo_dataset=rl_ref, grpo_real_episodes=real,
                   torch_threads=threads,
                   load_average=(load_start, _load()))
     for line in report_lines(report):

@@ -27,6 +27,13 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     sources = report["grpo_rewards"]
     assert "rewards/argument_reward/mean" in sources and "rewards/location_reward/mean" in sources, sources
     assert report["grpo_groups_with_variance"] is not None and report["cpu_s"] > 0
+    # GRPO's offline step rewards score the sample's real-phone steps (its 2 successful real episodes) too
+    from datalake.lake import Lake
+    from training.data import open_export
+
+    assert report["grpo_real_episodes"] == 2 and report["grpo_dataset"].startswith("demo-rl@")
+    rows = open_export(Lake.open(lake), report["grpo_dataset"], "grpo").load()
+    assert set(rows["phone"]) == {"real", "mock"}, set(rows["phone"])
 
     again = CliRunner().invoke(app, ["demo", "--round", "experiment", "--quick", "--lake", lake, "--json"])
     out = json.loads(again.stdout)
