@@ -122,7 +122,7 @@ def experiment(quick: bool) -> None:
     Runs exactly what ``phoneloop demo`` runs (``phoneloop.demo.experiment_config``) on a fresh lake; the
     baseline of the success figures is the random policy measured in the same run on the same episodes."""
     from datalake.lake import Lake
-    from phoneloop.demo import experiment_config
+    from phoneloop.demo import experiment_config, import_sample
     from training.experiment import run_experiment, write_report
 
     cfg, sizes = experiment_config(quick)
@@ -130,7 +130,9 @@ def experiment(quick: bool) -> None:
     try:
         print(f"(the machine is shared with other engineers: wall times are loaded figures; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
-        report = run_experiment(Lake.init(os.path.join(root, "lake")), cfg, **sizes)
+        lake = Lake.init(os.path.join(root, "lake"))
+        import_sample(lake)  # as `phoneloop demo` does: GRPO's offline rows include its real-phone episodes
+        report = run_experiment(lake, cfg, **sizes)
         folder = os.environ.get("PHONELOOP_EXP_REPORT") or tempfile.mkdtemp(prefix="phoneloop-exp-report-")
         print(f"table and curves: {write_report(report, folder)}")
     finally:

@@ -42,6 +42,12 @@ GROUP BY ALL ORDER BY source, phone, category
 Say = Callable[[str], None]
 
 
+def import_sample(lake) -> interchange.ImportReport:
+    """The bundled real-phone sample into ``lake`` (episodes already there are skipped)."""
+    with resources.as_file(resources.files("phoneloop") / "sample" / "episodes.jsonl") as path:
+        return interchange.import_files(lake, [path])
+
+
 def run(lake_uri: str, *, config: Path = DEFAULT_CONFIG, say: Say = lambda message: None,
         round: str = "loop", quick: bool = False) -> dict[str, Any]:
     """Import the sample, run the round (``experiment`` or ``loop``), summarise the lake."""
@@ -49,9 +55,7 @@ def run(lake_uri: str, *, config: Path = DEFAULT_CONFIG, say: Say = lambda messa
         raise ValueError(f"round must be one of {', '.join(ROUNDS)}, not {round!r}")
     lake = Lake.init(lake_uri)
     say(f"lake {lake.uri}")
-    sample = resources.files("phoneloop") / "sample" / "episodes.jsonl"
-    with resources.as_file(sample) as path:
-        imported = interchange.import_files(lake, [path])
+    imported = import_sample(lake)
     say(f"real: imported {imported.written} sample episodes ({imported.skipped} already there)")
     out: dict[str, Any] = {"lake": lake.uri, "imported": imported.written, "quarantined": imported.quarantined}
     if round == "loop":

@@ -158,7 +158,9 @@ def balanced_indices(episode_ids: list[str], groups: dict[str, str], seed: int =
 def balance_rows(lake, ds, by: str, seed: int = 0):
     """``ds`` (an sft or grpo export) with rows repeated by ``balanced_indices``; groups come from
     the lake's episodes (``task``: the template, compared as curation compares it; ``app``)."""
-    from curation.ops.base import normalise_instruction, normalise_task
+    from types import SimpleNamespace
+
+    from curation.ops.base import group_key
 
     if by not in BALANCE:
         raise BadTrainingConfig(f"balance must be one of {', '.join(BALANCE)} (got {by!r})")
@@ -169,9 +171,7 @@ def balance_rows(lake, ds, by: str, seed: int = 0):
     lake.invalidate()
     rows = lake.sql("SELECT episode_id, task, app, instruction FROM episodes WHERE list_contains(?, episode_id)",
                     params=[wanted]).to_pylist()
-    key = {r["episode_id"]: (r["app"] or "-") if by == "app" else
-           (f"t:{normalise_task(r['task'])}" if r["task"] else f"i:{normalise_instruction(r['instruction'])}")
-           for r in rows}
+    key = {r["episode_id"]: group_key(SimpleNamespace(**r), by) for r in rows}
     missing = [eid for eid in wanted if eid not in key]
     if missing:
         raise TrainingError(f"{len(missing)} episode(s) of this export are not in the lake (e.g. {missing[0]}): "

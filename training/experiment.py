@@ -122,7 +122,8 @@ def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
 
 def curate_demos(lake, cfg: ExperimentConfig, name: str, real: bool = False) -> str:
     """A dataset version of the demonstrations with element-list sft and grpo exports; returns NAME@vN.
-    ``real``: the lake's successful real-phone episodes too (GRPO's offline step rewards on real phones)."""
+    ``real``: the lake's successful real-phone episodes too, grpo export only (GRPO's offline step
+    rewards on real phones)."""
     from curation.build import curate
     from curation.recipe import parse_recipe
 
@@ -130,31 +131,20 @@ def curate_demos(lake, cfg: ExperimentConfig, name: str, real: bool = False) -> 
     where = f"(source = 'oracle' AND task IN ({tasks}))"
     if real:
         where += " OR (phone = 'real' AND outcome = 'success')"
+    kinds = ("grpo",) if real else ("sft", "grpo")  # the real-phone version feeds GRPO only
+    exports = "".join(f"  - {{format: {kind}, coords: {cfg.coords}, action_format: {cfg.action_format}, "
+                      f"history: {cfg.history}, elements: true}}\n" for kind in kinds)
     recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE {where}\n"
-              "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n"
-              f"  - {{format: sft, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
-              "elements: true}\n"
-              f"  - {{format: grpo, coords: {cfg.coords}, action_format: {cfg.action_format}, history: {cfg.history}, "
-              "elements: true}\n")
+              "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n" + exports)
     return curate(lake, parse_recipe(recipe)).ref
 
 
 def real_demonstrations(lake) -> int:
-    """Successful real-phone episodes in the lake, after importing the bundled sample if the lake has none
-    (``phoneloop demo`` has imported it already; a fresh benchmark lake gets it here)."""
-    from importlib import resources
-
-    from datalake import interchange
-
-    def count() -> int:
-        lake.invalidate()
-        return lake.sql("SELECT count(*) AS n FROM episodes WHERE phone = 'real' AND outcome = 'success'"
-                        ).to_pylist()[0]["n"]
-
-    if count() == 0:
-        with resources.as_file(resources.files("phoneloop") / "sample" / "episodes.jsonl") as path:
-            interchange.import_files(lake, [path])
-    return count()
+    """Successful real-phone episodes in the lake (``phoneloop demo`` and the benchmark import the
+    bundled sample first: ``phoneloop.demo.import_sample``)."""
+    lake.invalidate()
+    return lake.sql("SELECT count(*) AS n FROM episodes WHERE phone = 'real' AND outcome = 'success'"
+                    ).to_pylist()[0]["n"]
 
 
 def run_episode(actor: Actor, cfg: ExperimentConfig, task_name: str, seed: int, max_steps: int) -> EpisodeResult:
@@ -271,8 +261,8 @@ def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -
 
     ``ref`` holds the demonstrations and the lake's successful real-phone episodes (``demo-rl``),
     so the offline step rewards score real-phone steps beside mock ones. With the ``qwen3vl``
-    action format this is the whole Real+Mock recipe: those offline step rewards mixed with online episodes of the same templates on mock phones
-    (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
+    action format this is the whole Real+Mock recipe: those offline step rewards mixed with
+    online episodes of the same templates on mock phones (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
     default) the online episodes cannot be used: TRL's environments act only on tool calls, and
     the mixed run's tool schema would put a system prompt SFT never showed into every prompt. The
     json run is offline GRPO on the grpo export (real and mock steps), whose prompts are built
