@@ -113,7 +113,11 @@ def grpo(
     max_steps: StepsOpt = 100,
     num_generations: Annotated[int, typer.Option(help="Completions per prompt (the group).")] = 4,
     batch_size: BatchOpt = 4,
-    max_turns: Annotated[int, typer.Option(help="Actions per mock episode.")] = 5,
+    max_turns: Annotated[int, typer.Option(help="Actions per tool-call mock episode.")] = 5,
+    online_prompts: Annotated[int, typer.Option(help="Mock-episode prompts (--env mock), fresh seeds from "
+                                                     "1000.")] = 64,
+    offline_prompts: Annotated[int | None, typer.Option(help="At most this many offline rows, a seeded "
+                                                             "sample (with --mix it sets their share).")] = None,
     perturb: Annotated[str, typer.Option("--perturb", help="--env mock phones' perturbations: none, light, "
                                          "real-like, heavy, or a YAML of per-kind rates.")] = "none",
     tools: Annotated[bool, typer.Option("--tools", help="Show the mobile_use tool schema in offline prompts "
@@ -138,7 +142,8 @@ def grpo(
     extra = {"learning_rate": lr} if lr is not None else {}
     _run(run_grpo, lake, GRPORun(output=output, dataset=dataset, env=env, tasks=tasks, mix=mix, model=model,
                                  max_steps=max_steps, num_generations=num_generations, batch_size=batch_size,
-                                 max_turns=max_turns, perturb=perturb, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,
+                                 max_turns=max_turns, online_prompts=online_prompts, offline_prompts=offline_prompts,
+                                 perturb=perturb, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,
                                  **extra))
 
 

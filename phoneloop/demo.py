@@ -2,21 +2,23 @@
 
 1. Lake: create ``./lake`` (or open it: the demo is safe to run again).
 2. Real side: import the bundled sample of real-phone episodes (interchange format).
-3. The round: ``round="loop"`` (the default) or ``round="experiment"`` (``training.experiment``): oracle
-   demonstrations of the demo task set (single-app, cross-app and mini-app templates) on
-   training seeds -> a dataset version with element-list exports -> one SFT of the tiny
-   Qwen3-VL-architecture model -> one GRPO after it (with the json action format the embedded
-   default uses: offline step rewards on the SFT prompts; with qwen3vl tool calls: mixed with
-   online mock-phone episodes, the Real+Mock recipe) -> random vs SFT vs SFT->GRPO on
-   *held-out* seeds, each with its 95% interval, and the paired differences. The table
-   and targets are printed; ``report.md``, ``report.json`` and the learning curves
-   ``curves.png`` lie side by side under ``<lake>/experiments/demo``.
-   The loop round is one round of ``phoneloop loop`` with ``examples/loop.yaml``
-   (collect -> curate -> SFT -> rollouts -> curate -> GRPO -> eval, rollouts written to the lake).
+3. The round. ``loop`` (the default): one round of ``phoneloop loop`` with ``examples/loop.yaml``:
+   oracle demonstrations of the demo task set (16 templates: single-app, cross-app and
+   mini-app) on training seeds 0-7 -> the ``elements`` dataset version (element-list
+   exports) -> SFT of the tiny Qwen3-VL-architecture model, balanced by template -> its
+   rollouts on mock phones -> the dataset again, with the verified rollouts -> GRPO (offline
+   step rewards on real and mock steps, mixed with online mock-phone episodes scored by
+   their verifiers: the Real+Mock recipe) -> SFT, GRPO, the oracle and random on *held-out*
+   seeds 100-102, with 95% intervals and paired McNemar tests (``<lake>/evals/<id>``).
+   ``experiment`` (``training.experiment``): the same recipe measured in-process against the
+   issue's targets: random vs SFT vs SFT->GRPO with intervals and paired differences;
+   ``report.md``, ``report.json`` and the learning curves ``curves.png`` under
+   ``<lake>/experiments/demo``. ``quick``: ``examples/loop_quick.yaml`` or a 3-template
+   experiment, about a minute each.
 4. Summarise: episodes and success rate per source, phone and category.
 
 A finished round is not run again: the experiment's ``report.json`` (or the loop's state
-file) says so; delete ``<lake>/experiments/demo`` (or ``<lake>/loops/demo-loop``) to start over.
+file) says so; delete ``<lake>/experiments/demo`` (or ``<lake>/loops/<name>``) to start over.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from typing import Any
 from datalake import interchange
 from datalake.lake import Lake
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "examples" / "loop.yaml"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+DEFAULT_CONFIG = EXAMPLES / "loop.yaml"  # the loop round that learns: ~5 minutes on 2 cores
+QUICK_CONFIG = EXAMPLES / "loop_quick.yaml"  # 3 templates, 150 SFT steps: about a minute
 ROUNDS = ("experiment", "loop")
 SUMMARY = """
 SELECT e.source, e.phone, coalesce(e.category, '-') AS category, count(*) AS episodes, sum(s.n)::BIGINT AS steps,
@@ -48,9 +52,10 @@ def import_sample(lake) -> interchange.ImportReport:
         return interchange.import_files(lake, [path])
 
 
-def run(lake_uri: str, *, config: Path = DEFAULT_CONFIG, say: Say = lambda message: None,
+def run(lake_uri: str, *, config: Path | None = None, say: Say = lambda message: None,
         round: str = "loop", quick: bool = False) -> dict[str, Any]:
-    """Import the sample, run the round (``experiment`` or ``loop``), summarise the lake."""
+    """Import the sample, run the round (``experiment`` or ``loop``; ``quick``: their small versions),
+    summarise the lake. ``config``: another loop.yaml for the loop round."""
     if round not in ROUNDS:
         raise ValueError(f"round must be one of {', '.join(ROUNDS)}, not {round!r}")
     lake = Lake.init(lake_uri)
@@ -61,7 +66,8 @@ def run(lake_uri: str, *, config: Path = DEFAULT_CONFIG, say: Say = lambda messa
     if round == "loop":
         from phoneloop.loop import Loop, LoopConfig
 
-        state = Loop(lake.uri, LoopConfig.load(config), say=say).run(1)["round1"]
+        path = config or (QUICK_CONFIG if quick else DEFAULT_CONFIG)
+        state = Loop(lake.uri, LoopConfig.load(path), say=say).run(1)["round1"]
         out.update(round=state, eval_markdown=(Path(state["eval"]["folder"]) / "report.md").read_text())
     else:
         out["experiment"] = run_learning_experiment(lake, say, quick=quick)
@@ -75,8 +81,10 @@ def experiment_config(quick: bool = False):
 
     if quick:
         return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "ClockCancelTimer"), train_seeds=(0, 1),
-                                eval_seeds=(100, 101)), {"sft_steps": 150, "grpo_steps": 2, "online_prompts": 4}
-    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 800, "grpo_steps": 6, "online_prompts": 32}
+                                eval_seeds=(100, 101)), {"sft_steps": 150, "grpo_steps": 2, "online_prompts": 4,
+                                                                "offline_prompts": 4}
+    return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 800, "grpo_steps": 6, "online_prompts": 32,
+                                                  "offline_prompts": 32}
 
 
 def run_learning_experiment(lake: Lake, say: Say, quick: bool = False) -> dict[str, Any]:

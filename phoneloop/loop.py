@@ -236,7 +236,7 @@ class Loop:
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
         return {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
-                "folder": report.folder, "by_category": report.by_category}
+                "folder": report.folder, "by_category": report.by_category, "overall": report.overall}
 
     # -- resuming ----------------------------------------------------------------------
     def _registered(self, name: str):

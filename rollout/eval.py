@@ -47,10 +47,11 @@ class EvalReport:
     folder: str
     rollouts: dict[str, RolloutReport]
     failed: dict[str, str] = field(default_factory=dict)  # policy -> why it did not run
+    overall: dict[str, dict] = field(default_factory=dict)  # policy -> {n, successes, rate, low, high}, every task
 
     def to_dict(self) -> dict:
         return {"eval_id": self.eval_id, "policies": self.policies, "by_category": self.by_category,
-                "by_app": self.by_app, "comparisons": self.comparisons, "failed": self.failed,
+                "by_app": self.by_app, "overall": self.overall, "comparisons": self.comparisons, "failed": self.failed,
                 "markdown": self.markdown, "folder": self.folder,
                 "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
 
@@ -91,14 +92,16 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     categories = sorted({t.category for t in _tasks(spec.tasks)})
     by_category = _table(results, "category", names, categories)
     by_app = _table(results, "app", names, [])
+    overall = _table([{**r, "all": "all"} for r in results], "all", names, ["all"])["all"]
     comparisons = paired(results, names)
-    markdown = render_markdown(names, by_category, by_app, comparisons, failed)
+    markdown = render_markdown(names, by_category, by_app, comparisons, failed, overall)
     folder = Path(lake.uri) / "evals" / eval_id
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "report.md").write_text(markdown, encoding="utf-8")
     _chart(names, by_category, folder / "chart.png")
     _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed)
-    return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed)
+    return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed,
+                      overall)
 
 
 def _tasks(selector: str):
@@ -186,12 +189,16 @@ def _cell(c: dict | None) -> str:
 
 
 def render_markdown(policies: list[str], by_category: dict, by_app: dict, comparisons: list[dict] = (),
-                    failed: dict | None = None) -> str:
+                    failed: dict | None = None, overall: dict | None = None) -> str:
+    """The category and app tables (the category table ends with every task together: ``all``),
+    then the paired comparisons and the policies that did not run."""
     lines = []
     for title, table in (("category", by_category), ("app", by_app)):
         lines += [f"| {title} | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
         for group in sorted(table):
             lines.append(f"| {group} | " + " | ".join(_cell(table[group].get(p)) for p in policies) + " |")
+        if title == "category" and overall:
+            lines.append("| **all** | " + " | ".join(_cell(overall.get(p)) for p in policies) + " |")
         lines.append("")
     if comparisons:
         lines += ["| A vs B | pairs | only A | only B | McNemar p |", "|---|---|---|---|---|"]

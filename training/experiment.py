@@ -8,15 +8,15 @@ screenshot, answering with element-number actions. The steps, each one library c
    written to the lake as a collector would (verified by the task's own verifier);
 2. ``curate_demos``: a dataset version whose sft and grpo exports use ``elements: true``;
 3. SFT with ``training.sft.run_sft`` (the real TRL path, the tiny Qwen3-VL model);
-4. GRPO after it (``grpo_run``): offline step rewards on the grpo export of the
-   demonstrations and the lake's real-phone episodes; with the ``qwen3vl`` action format
-   mixed with online episodes of the same templates on mock phones (the Real+Mock
-   recipe), whose prompts and tool answers list the elements and whose reward is the
-   task verifier (the ``json`` default cannot: TRL's environments act on tool calls);
-5. ``evaluate``: every template on the *held-out* seeds, an actor per policy (random,
-   a checkpoint), each step's reply parsed with the element list of that very screen
-   and executed on a fresh mock phone; success is the task verifier's, never the
-   model's claim. ``wilson`` gives 95% intervals, ``paired`` the per-episode paired
+4. GRPO after it (``grpo_run``), the Real+Mock recipe: offline step rewards on the grpo
+   export of the demonstrations and the lake's real-phone episodes, mixed with online
+   episodes of the same templates on mock phones (fresh seeds), whose reward is the task
+   verifier: played episodes for the ``json`` default (``training.mock_episodes``), multi-turn
+   tool-call episodes for ``qwen3vl``;
+5. ``evaluate`` (``training.mock_episodes.run_episode``): every template on the *held-out*
+   seeds, an actor per policy (random, a checkpoint), each step's reply parsed with the
+   element list of that very screen and executed on a fresh mock phone; success is the task
+   verifier's, never the model's claim. ``wilson`` gives 95% intervals, ``paired`` the per-episode paired
    difference of two policies on the same (template, seed) episodes.
 
 The evaluation is a small in-process loop (one model loaded, nothing written to the
@@ -27,23 +27,20 @@ rollout runner with the same prompt (the format is recorded with the model,
 
 from __future__ import annotations
 
-import functools
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from curation.elements import Mark, marks, parse_with_marks
-from curation.exports import build_prompt
-from curation.formats import ActionParseError
-from datalake.types import Action, Device, Episode, Step
+from datalake.types import Action
+from training.mock_episodes import (EXTRA_STEPS, ONLINE_SEED, Actor, EpisodeFormat, EpisodeResult, oracle_demo,
+                                    oracle_length, run_episode)
 
 if TYPE_CHECKING:
     from training.grpo import GRPORun
 
-Actor = Callable[[list, list, list, tuple], str]  # (messages, images, marks, size) -> reply text
-POINT = ("tap", "double_tap", "long_press")
+__all__ = ["Actor", "EpisodeResult", "ExperimentConfig", "evaluate", "oracle_demo", "run_episode", "run_experiment"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +51,7 @@ class ExperimentConfig:
     action_format: str = "json"  # json (learns best here) | qwen3vl (tool calls, as online GRPO episodes speak)
     coords: str = "rel1000"
     history: int = 4
-    extra_steps: int = 2  # an episode may run this many steps past the oracle's length
+    extra_steps: int = EXTRA_STEPS  # an episode may run this many steps past the oracle's length
     grpo_temperature: float = 1.5  # sampling temperature of GRPO's groups (the SFT policy is peaked)
 
     def __post_init__(self) -> None:
@@ -63,55 +60,17 @@ class ExperimentConfig:
             raise ValueError(f"evaluation seeds must be held out; seeds {sorted(overlap)} are also training seeds")
         if not self.tasks:
             raise ValueError("an experiment needs at least one task template")
+        online = [s for s in (*self.train_seeds, *self.eval_seeds) if s >= ONLINE_SEED]
+        if online:
+            raise ValueError(f"seeds from {ONLINE_SEED} are GRPO's online episodes; {online} cannot be used here")
+
+    @property
+    def format(self) -> EpisodeFormat:
+        return EpisodeFormat(self.action_format, self.coords, self.history)
 
     @property
     def params(self) -> dict:
-        return {"coords": self.coords, "action_format": self.action_format, "history": self.history,
-                "previous_screenshot": False, "thought": False, "elements": True}
-
-
-@dataclass
-class EpisodeResult:
-    task: str
-    seed: int
-    success: bool
-    steps: int
-    parsed: int  # replies that parsed into an action
-    replies: list[str] = field(default_factory=list)
-
-
-def _phone(task_name: str, seed: int):
-    from mockphone.phone import MockPhone
-    from mockphone.tasks.registry import get
-
-    phone = MockPhone()
-    phone.reset(seed)
-    task = get(task_name)(seed=seed)
-    task.initialize_task(phone)
-    return phone, task
-
-
-def oracle_demo(task_name: str, seed: int) -> Episode:
-    """The oracle's episode of one template and seed, with a closing terminate(success)."""
-    from mockphone.tasks.oracle import UI
-
-    phone, task = _phone(task_name, seed)
-    steps = []
-    for action in task.oracle(UI(phone)):
-        steps.append(Step(phone.observe(), action))
-        phone.act(action)
-    if not steps or steps[-1].action.type != "terminate":
-        steps.append(Step(phone.observe(), Action("terminate", status="success")))
-    outcome = "success" if task.is_successful(phone) == 1.0 else "failure"
-    w, h = phone.device().width, phone.device().height
-    return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
-                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
-
-
-@functools.lru_cache(maxsize=None)
-def oracle_length(task_name: str, seed: int) -> int:
-    """Steps of the oracle's episode (the evaluation budget's base), computed once per process."""
-    return len(oracle_demo(task_name, seed).steps)
+        return self.format.params
 
 
 def write_demonstrations(lake, cfg: ExperimentConfig) -> int:
@@ -147,50 +106,13 @@ def real_demonstrations(lake) -> int:
                     ).to_pylist()[0]["n"]
 
 
-def run_episode(actor: Actor, cfg: ExperimentConfig, task_name: str, seed: int, max_steps: int) -> EpisodeResult:
-    from PIL import Image
-    import io
-
-    phone, task = _phone(task_name, seed)
-    size = (phone.device().width, phone.device().height)
-    history: list = []
-    result = EpisodeResult(task_name, seed, False, 0, 0)
-    for _ in range(max_steps):
-        obs = phone.observe()
-        items = marks(obs.ui_tree, size)
-        screen = _render(items, cfg, size)
-        messages = build_prompt(task.goal, history[-cfg.history:] if cfg.history else [], cfg.params, 1,
-                                elements=screen)
-        reply = actor(messages, [Image.open(io.BytesIO(obs.screenshot))], items, size)
-        result.replies.append(reply)
-        result.steps += 1
-        try:
-            action = parse_with_marks(reply, cfg.action_format, cfg.coords, size, items)
-        except ActionParseError:
-            history.append((Action("wait", seconds=1), size))
-            continue
-        result.parsed += 1
-        history.append((action, size))
-        phone.act(action)  # terminate too: the phone logs it, and infeasible tasks are verified from that log
-        if action.type == "terminate":
-            break
-    result.success = task.is_successful(phone) == 1.0
-    return result
-
-
-def _render(items: list[Mark], cfg: ExperimentConfig, size) -> str:
-    from curation.elements import render_marks
-
-    return render_marks(items, cfg.coords, size)
-
-
 def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None = None) -> list[EpisodeResult]:
     """Every template on every (held-out by default) seed; budget = the oracle's length + ``extra_steps``."""
     out = []
     for task_name in cfg.tasks:
         budget = oracle_length(task_name, cfg.train_seeds[0]) + cfg.extra_steps
         for seed in seeds if seeds is not None else cfg.eval_seeds:
-            out.append(run_episode(actor, cfg, task_name, seed, budget))
+            out.append(run_episode(actor, cfg.format, task_name, seed, budget))
     return out
 
 
@@ -256,30 +178,23 @@ DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "
               "CrossLeaveRequestToNote", "CrossEventToAlarm", "HotelSearchBudget", "FoodOrderCheapestDish")
 
 
-def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int) -> "GRPORun":
-    """GRPO after SFT on prompts exactly like SFT's.
-
-    ``ref`` holds the demonstrations and the lake's successful real-phone episodes (``demo-rl``),
-    so the offline step rewards score real-phone steps beside mock ones. With the ``qwen3vl``
-    action format this is the whole Real+Mock recipe: those offline step rewards mixed with
-    online episodes of the same templates on mock phones (element lists, ``mobile_use`` tool calls, verifier rewards). With ``json`` (the embedded
-    default) the online episodes cannot be used: TRL's environments act only on tool calls, and
-    the mixed run's tool schema would put a system prompt SFT never showed into every prompt. The
-    json run is offline GRPO on the grpo export (real and mock steps), whose prompts are built
-    exactly as SFT's."""
+def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int,
+             offline_prompts: int | None = None) -> "GRPORun":
+    """GRPO after SFT, the Real+Mock recipe: offline step rewards on ``ref`` (the demonstrations and the
+    lake's successful real-phone episodes, ``demo-rl``) mixed with online episodes of the same templates
+    on mock phones, scored by their verifiers. With the ``json`` default the online rows are played
+    episodes (``training.mock_episodes``: prompts exactly like SFT's, the completion and the policy's own
+    continuation on a fresh seed); with ``qwen3vl`` they are multi-turn ``mobile_use`` tool-call episodes."""
     from training.grpo import GRPORun
 
-    common = dict(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
-                  batch_size=8, temperature=cfg.grpo_temperature, learning_rate=1e-5, max_completion_tokens=40,
-                  seed=0)
-    if cfg.action_format == "json":
-        return GRPORun(**common)
-    return GRPORun(env="mock", mix=True, tasks=",".join(cfg.tasks), online_prompts=online_prompts, max_turns=5,
-                   **common)
+    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
+                   batch_size=8, temperature=cfg.grpo_temperature, learning_rate=1e-5, max_completion_tokens=40,
+                   seed=0, env="mock", mix=True, tasks=",".join(cfg.tasks), online_prompts=online_prompts,
+                   offline_prompts=offline_prompts, max_turns=5)
 
 
 def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_steps: int = 4,
-                   learning_rate: float = 3e-3, online_prompts: int = 32,
+                   learning_rate: float = 3e-3, online_prompts: int = 32, offline_prompts: int | None = None,
                    echo: Callable[[str], None] = print) -> dict:
     """Random, SFT and SFT->GRPO on the held-out seeds; the figures the issue's targets name."""
     import time
@@ -310,11 +225,12 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     real = real_demonstrations(lake)
     rl_ref = curate_demos(lake, cfg, "demo-rl", real=True) if real else ref
     echo(f"GRPO prompts: {rl_ref} (the demonstrations + {real} successful real-phone episode(s))")
-    run = grpo_run(cfg, rl_ref, grpo_steps, online_prompts)
+    run = grpo_run(cfg, rl_ref, grpo_steps, online_prompts, offline_prompts)
     grpo = run_grpo(lake, run)
     lap("grpo")
-    sources = "offline step rewards + online mock episodes" if run.mix else "offline step rewards on the SFT prompts"
-    echo(f"SFT->GRPO: {grpo_steps} steps ({sources}), reward {grpo.metrics['reward']}")
+    online = grpo.metrics.get("rewards/episode_reward/mean") or []
+    echo(f"SFT->GRPO: {grpo_steps} steps (offline step rewards + online mock episodes), reward "
+         f"{grpo.metrics['reward']}, online episodes' verifier success by step {online}")
     results = {}
     for name, actor in (("random", lambda: random_actor(cfg)),
                         ("sft", lambda: checkpoint_actor(load_checkpoint(lake, "demo-sft"))),

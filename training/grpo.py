@@ -12,13 +12,18 @@ Three sources of prompts, one trainer:
 - offline (``--dataset NAME@vN``): one step per prompt from the ``grpo`` export;
   the reward is the weighted sum of the step rewards in ``training/rewards.py``
   (parseable action, action type, tap inside the target box, typed-text similarity);
-- online (``--env mock --tasks SELECTOR``): multi-turn episodes on mock phones
-  (``training/env.py``); the actions are ``mobile_use`` tool calls, each answered
-  with the new screenshot, turns capped at ``max_turns``; the reward is the task's
-  verifier;
+- online (``--env mock --tasks SELECTOR``): episodes on mock phones; the reward is the
+  task's verifier. Two kinds, chosen by the policy's prompt format:
+  *played* episodes for single-turn element-list policies (the embedded default's ``json``
+  actions, ``training.mock_episodes``; seeds from 1000, apart from demonstrations and
+  held-out evaluation seeds): each prompt is an SFT row's prompt of a start state
+  (or one some oracle steps in), the completion is the next action, and the reward plays it
+  and lets the policy being trained finish the episode greedily before the verifier reads
+  the phone; *tool-call* episodes for ``qwen3vl`` policies (``training/env.py``): multi-turn
+  ``mobile_use`` calls, each answered with the new screenshot, turns capped at ``max_turns``;
 - both (``--mix``, the Real+Mock recipe): offline rows and mock-phone episodes in
-  the same batches, each routed to its environment; step rewards score the offline
-  rows and the verifier scores the episodes.
+  the same batches (``offline_prompts`` samples the offline rows to set the share: TRL draws
+  rows uniformly); step rewards score the offline rows and the verifier scores the episodes.
 
 Start from an SFT checkpoint: a random or base model rarely emits a parseable action,
 so every completion in a group scores the same and there is no signal. Hand-off:
@@ -37,9 +42,11 @@ from training import common, rewards
 from training.data import cap_images, open_export
 from training.errors import BadTrainingConfig
 from training.launch import record_rank_data
+from training.mock_episodes import ONLINE_SEED
 from training.registry import ModelEntry, resolve_model
 
 ENVS = ("none", "mock")
+EPISODE_WEIGHT = 2.0  # an online episode's verifier score weighs as much as a perfect step (the step weights' sum)
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,7 @@ class GRPORun:
     mix: bool = False  # offline prompts and mock episodes in one run (needs --dataset and --env mock)
     tools: bool = False  # show the mobile_use schema in offline prompts (models SFT'd with --tools; on with --mix)
     online_prompts: int = 64  # mock-episode prompts (with --mix: their share next to the offline rows)
+    offline_prompts: int | None = None  # at most this many offline rows, a seeded sample (default: all)
     max_turns: int = 5  # actions per mock episode
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
     max_steps: int = 100
@@ -95,8 +103,9 @@ class GRPORun:
         if self.batch_size % self.num_generations:
             raise BadTrainingConfig(f"batch_size ({self.batch_size}) must be a multiple of num_generations "
                                     f"({self.num_generations})")
-        for name in ("max_steps", "max_turns", "online_prompts", "max_completion_tokens", "grad_accum"):
-            if getattr(self, name) < 1:
+        for name in ("max_steps", "max_turns", "online_prompts", "max_completion_tokens", "grad_accum",
+                     "offline_prompts"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise BadTrainingConfig(f"{name} must be >= 1, got {getattr(self, name)}")
 
 
@@ -121,24 +130,31 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     model, processor = common.load_policy(model_ref.path, max_pixels=max_pixels, padding_side="left")
     common.score_only_labelled_positions()
 
-    # 3. Prompts: offline rows, online task rows, or both, and the environments that serve them.
-    train, env_factory = _prompts(run, export, max_pixels, processor, _element_format(model_ref.path, export))
-    if run.env == "mock":
+    # 3. Prompts: offline rows, online task rows, or both, and what scores them.
+    fmt = _policy_format(model_ref.path, export)
+    train, env_factory, episode_reward = _prompts(run, export, max_pixels, processor, fmt)
+    config.update(online_episodes=None if run.env != "mock" else "played" if episode_reward else "tool calls")
+    if env_factory is not None:
         add_response_schema(processor)  # lets TRL parse <tool_call> blocks into tool calls
+    reward_funcs = (list(rewards.STEP_REWARDS) if export else []) + ([episode_reward] if episode_reward else [])
+    weights = (list(rewards.STEP_WEIGHTS) if export else []) + ([EPISODE_WEIGHT] if episode_reward else [])
     args = GRPOConfig(
         output_dir=str(folder / "checkpoints"), max_steps=run.max_steps, per_device_train_batch_size=run.batch_size,
         gradient_accumulation_steps=run.grad_accum, num_generations=run.num_generations,
         learning_rate=run.learning_rate, beta=run.beta, temperature=run.temperature,
         max_completion_length=run.max_completion_tokens, max_tool_calling_iterations=run.max_turns,
-        reward_weights=list(rewards.STEP_WEIGHTS) if export else None, logging_steps=1, save_steps=run.save_steps,
+        reward_weights=weights or None, logging_steps=1, save_steps=run.save_steps,
         save_total_limit=2, seed=run.seed, use_cpu=common.use_cpu(), bf16=not common.use_cpu(), report_to="none",
         gradient_checkpointing=common.gradient_checkpointing(),
         dataloader_num_workers=0, disable_tqdm=echo is None, log_completions=False,
     )
     trainer = GRPOTrainer(model=model, args=args, train_dataset=train, processing_class=processor,
-                          reward_funcs=list(rewards.STEP_REWARDS) if export else None,
-                          environment_factory=env_factory,
+                          reward_funcs=reward_funcs or None, environment_factory=env_factory,
                           peft_config=common.lora_config(run.lora_r, run.lora_alpha) if run.lora else None)
+    if episode_reward is not None:  # the policy being trained finishes each online episode
+        from training.infer import CheckpointPolicy
+
+        episode_reward.policy = CheckpointPolicy(trainer.model, processor, model_ref.path)
 
     # 4. Train, save a plain model, register it with the reward history.
     start = time.perf_counter()
@@ -165,50 +181,80 @@ def _check_tasks(selector: str) -> list[str]:
         raise BadTrainingConfig(f"--tasks {selector!r}: {exc}") from None
 
 
-def _element_format(model_path: str, export) -> bool:
-    """Whether the policy speaks the element-list format (the export's, else the checkpoint's record)."""
+def _policy_format(model_path: str, export) -> dict[str, Any]:
+    """The prompt format the policy speaks: the export's, else the checkpoint's record, else {}."""
     from training.prompt_format import export_format, read_format
 
-    fmt = export_format(export) or read_format(model_path) or {}
-    return bool(fmt.get("elements"))
+    return export_format(export) or read_format(model_path) or {}
 
 
-def _prompts(run: GRPORun, export, max_pixels: int, processor, elements: bool = False):
-    """(dataset, environment_factory) for the run's sources of prompts. Element-format policies meet
-    mock phones of the default size (the one their demonstrations were recorded on) with element lists."""
-    from datasets import Dataset, concatenate_datasets
+def plays_episodes(fmt: dict[str, Any]) -> bool:
+    """Element-list policies answering one action per prompt (``json``, the embedded default) meet online
+    episodes through ``EpisodeReward``; TRL's tool-calling environments drive only ``qwen3vl`` calls."""
+    return bool(fmt.get("elements")) and fmt.get("action_format") not in (None, "qwen3vl")
+
+
+def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, Any]):
+    """(dataset, environment_factory, episode_reward) for the run's sources of prompts.
+
+    Online rows are either played episodes (``plays_episodes``: prompts exactly like SFT's, the
+    reward plays the completion and the policy's continuation, ``training.mock_episodes``) or
+    multi-turn tool-call episodes (``training.env``); element-format tool-call policies meet mock
+    phones of the default size (the one their demonstrations were recorded on) with element lists."""
+    from datasets import Dataset
 
     from training.data import with_tool_schema
     from training.env import EnvSettings, MockPhoneEnv, OfflineStep, env_factory, task_rows
 
+    played = run.env == "mock" and plays_episodes(fmt)
     offline = None
     if export is not None:
         columns = ["prompt", "images", "target_action", "target_box", "width", "height", "coords", "action_format"]
-        offline = cap_images(export.load().select_columns(columns), max_pixels)
-        if run.tools or run.mix:  # the same system prompt the online episodes show
+        offline = export.load().select_columns(columns)
+        if run.offline_prompts is not None and len(offline) > run.offline_prompts:  # TRL samples rows uniformly:
+            offline = offline.shuffle(seed=run.seed).select(range(run.offline_prompts))  # this sets the mix's share
+        offline = cap_images(offline, max_pixels)
+        if run.tools or (run.mix and not played):  # the same system prompt the online tool-call episodes show
             offline = with_tool_schema(offline, processor, [MockPhoneEnv.__new__(MockPhoneEnv).mobile_use], "prompt")
     if run.env != "mock":
-        return offline, None
+        return offline, None, None
+    if played:
+        from training.mock_episodes import EpisodeFormat, EpisodeReward, online_rows
+
+        episode_format = EpisodeFormat(fmt["action_format"], fmt.get("coords") or "rel1000", int(fmt.get("history") or 0))
+        online = Dataset.from_list(online_rows(_check_tasks(run.tasks), run.online_prompts, episode_format, max_pixels,
+                                               seed=ONLINE_SEED + run.seed))
+        reward = EpisodeReward(episode_format, max_new_tokens=run.max_completion_tokens, perturb=run.perturb)
+        if not run.mix:
+            return online, None, reward
+        offline_extra = {"task": "", "seed": 0, "prefix": "[]", "budget": 0}
+        return _mixed(offline, online, offline_extra, run.seed), None, reward
     settings = EnvSettings(max_turns=run.max_turns, max_pixels=max_pixels, perturb=run.perturb)
-    if elements:
+    if fmt.get("elements"):
         from mockphone.layout import Display
 
         settings = replace(settings, elements=True, width=Display().width, height=Display().height)
     factory = env_factory(settings)
     online = Dataset.from_list(task_rows(run.tasks, run.online_prompts, settings, run.seed))
     if not run.mix:
-        return online, factory
+        return online, factory, None
     # Mixed: one schema for both kinds of row; the `environment` column routes each row.
-    n = len(offline)
-    offline = offline.add_column("environment", ["offline"] * n).add_column("task", [""] * n)
-    offline = offline.add_column("seed", [0] * n)
+    offline = offline.add_column("environment", ["offline"] * len(offline))
     online = online.add_column("environment", ["mock"] * len(online))
+    return _mixed(offline, online, {"task": "", "seed": 0}, run.seed), {"mock": factory, "offline": OfflineStep}, None
+
+
+def _mixed(offline, online, offline_extra: dict[str, Any], seed: int):
+    """Offline and online rows in one shuffled dataset with one schema (each side's missing columns filled)."""
+    from datasets import concatenate_datasets
+
+    for name, value in offline_extra.items():
+        offline = offline.add_column(name, [value] * len(offline))
     for name, value in (("target_action", None), ("target_box", None), ("width", 0), ("height", 0),
                         ("coords", "rel1000"), ("action_format", "qwen3vl")):
         online = online.add_column(name, [value] * len(online))
     online = online.cast(offline.features)
-    mixed = concatenate_datasets([offline, online]).shuffle(seed=run.seed)
-    return mixed, {"mock": factory, "offline": OfflineStep}
+    return concatenate_datasets([offline, online]).shuffle(seed=seed)
 
 
 def _reward_metrics(trainer) -> dict[str, Any]:

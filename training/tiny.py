@@ -106,14 +106,15 @@ def screen_listings() -> list[str]:
     (``curation.elements``) of every screen it passes, and its element-number actions. Class names, app
     and element words and box numbers become whole tokens, so element-list prompts stay short and a
     small model can match an instruction's words to an element's text token by token. (The oracle's
-    episodes as ``training.experiment.oracle_demo`` records them, read from UI trees only: no PNG.)"""
+    episodes as ``training.mock_episodes.oracle_demo`` records them, read from UI trees only: no PNG.)"""
     from datalake.types import Action
     from mockphone.tasks.oracle import UI
-    from training.experiment import DEMO_TASKS, _phone
+    from training.experiment import DEMO_TASKS
+    from training.mock_episodes import start
 
     out = []
     for task_name in DEMO_TASKS:
-        phone, task = _phone(task_name, 0)
+        phone, task = start(task_name, 0)
         size = (phone.device().width, phone.device().height)
         out.append(task.goal)
         actions = []

@@ -131,18 +131,57 @@ def test_compact_keeps_rows(lake_dir):
     assert info["rows"]["episodes"] == 6 and info["rows"]["steps"] == 20
 
 
-def test_demo_runs_a_full_loop_round_and_is_safe_to_run_again(tmp_path):
-    """The README's main job: sample + mock demonstrations -> datasets -> SFT -> rollouts -> GRPO -> eval."""
-    result = runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"), "--json"])
+def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
+    """The README's main job, small (``--quick``: examples/loop_quick.yaml): sample + mock demonstrations ->
+    dataset -> SFT -> rollouts -> dataset -> GRPO with played online episodes -> eval on held-out seeds, where the
+    SFT model beats random and its replies parse."""
+    from datalake.lake import Lake
+
+    result = runner.invoke(app, ["demo", "--quick", "--lake", str(tmp_path / "lake"), "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["imported"] == 6 and out["quarantined"] == 0
-    assert list(out["round"]) == ["collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval"]
-    rows = {(r["source"], r["phone"], r["category"]): r for r in out["summary"]}
-    assert all(rows[("oracle", "mock", c)]["success_rate"] == 1.0 for c in ("single-app", "cross-app", "mini-app"))
-    assert ("rollout", "mock", "single-app") in rows
-    assert "| category | demo-loop-r1-sft | demo-loop-r1-grpo | oracle | random |" in out["eval_markdown"]
-    assert out["round"]["eval"]["by_category"]["mini-app"]["oracle"]["rate"] == 1.0
-    again = json.loads(runner.invoke(app, ["demo", "--lake", str(tmp_path / "lake"),
-                                           "--json"]).stdout)
+    r = out["round"]
+    assert list(r) == ["collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval"]
+    rows = {(x["source"], x["phone"], x["category"]): x for x in out["summary"]}
+    assert rows[("oracle", "mock", "single-app")]["success_rate"] == 1.0 and ("rollout", "mock", "single-app") in rows
+    sft, grpo = r["sft"]["model"], r["grpo"]["model"]
+    assert f"| category | {sft} | {grpo} | oracle | random |" in out["eval_markdown"] and "| **all** |" in out["eval_markdown"]
+    overall = r["eval"]["overall"]
+    assert overall["oracle"]["rate"] == 1.0 and overall[sft]["n"] == overall["random"]["n"] == 6  # 3 x 2 seeds
+    assert overall[sft]["successes"] > overall["random"]["successes"], out["eval_markdown"]
+    # held-out seeds only, and the SFT model's replies parse (an unparseable step is recorded as invalid)
+    lake = Lake.open(out["lake"])
+    seeds = lake.sql("SELECT DISTINCT json_extract(meta_json, '$.seed')::INT AS s FROM episodes WHERE purpose = 'eval'")
+    assert sorted(x["s"] for x in seeds.to_pylist()) == [100, 101]
+    steps = lake.sql("SELECT count(*) AS n, count(*) FILTER (WHERE s.raw_output LIKE 'invalid: %') AS bad FROM steps s "
+                     "JOIN episodes e USING (episode_id) WHERE e.purpose = 'eval' AND e.policy = ?", [sft]).to_pylist()[0]
+    assert steps["n"] and steps["bad"] <= 0.3 * steps["n"], steps
+    # GRPO's online rows were played on mock phones and scored by their verifiers
+    played = [v for v in r["grpo"]["metrics"]["rewards/episode_reward/mean"] if v is not None]
+    assert played, r["grpo"]["metrics"]
+    again = json.loads(runner.invoke(app, ["demo", "--quick", "--lake", str(tmp_path / "lake"), "--json"]).stdout)
     assert again["imported"] == 0 and again["round"] == out["round"]  # nothing ran twice
+
+
+def test_the_demo_loop_is_the_demo_task_set_with_held_out_seeds():
+    """examples/loop.yaml (the README's main job): >= 12 templates with >= 2 cross-app and >= 2 mini-app ones, the
+    element-list format, balanced SFT, and seeds that never meet: demonstrations, rollouts, online GRPO, eval."""
+    from mockphone.tasks.registry import get
+    from phoneloop.demo import DEFAULT_CONFIG
+    from phoneloop.loop import LoopConfig
+    from training.experiment import DEMO_TASKS
+    from training.mock_episodes import ONLINE_SEED
+
+    config = LoopConfig.load(DEFAULT_CONFIG)
+    tasks = config.collect["tasks"].split(",")
+    assert tuple(tasks) == DEMO_TASKS and all(getattr(config, s)["tasks"] == config.collect["tasks"]
+                                              for s in ("rollout", "grpo", "eval"))
+    categories = [get(t).category for t in tasks]
+    assert len(tasks) >= 12 and categories.count("cross-app") >= 2 and categories.count("mini-app") >= 2
+    assert config.sft["balance"] == "task" and "elements: true" in config.path(config.recipe).read_text()
+    train = set(config.collect["seeds"])
+    evaluated = set(range(config.eval["seed"], config.eval["seed"] + config.eval["episodes"]))
+    rolled = set(range(config.rollout["seed"], config.rollout["seed"] + config.rollout["episodes"]))
+    assert not (train & evaluated or rolled & evaluated or train & rolled)
+    assert max(train | evaluated | rolled) < ONLINE_SEED

@@ -182,5 +182,6 @@ def test_the_oracle_replayed_through_the_element_format_succeeds_on_a_held_out_s
     size = (demo.device.width, demo.device.height)
     replies = iter([format_with_marks(s.action, cfg.action_format, cfg.coords, size, marks(s.observation.ui_tree, size))
                     for s in demo.steps])
-    result = run_episode(lambda messages, images, items, size: next(replies), cfg, task, 100, len(demo.steps))
+    result = run_episode(lambda messages, images, items, size: next(replies), cfg.format, task, 100,
+                         len(demo.steps))
     assert result.success and result.parsed == result.steps == len(demo.steps), result.replies
