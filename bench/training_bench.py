@@ -3,6 +3,7 @@
     .venv/bin/python bench/training_bench.py            # full-size screens (1080x2400), ~1-2 minutes on 2 cores
     .venv/bin/python bench/training_bench.py --quick    # small screens, small run
     .venv/bin/python bench/training_bench.py --experiment [--quick]   # the demo's experiment and its targets
+    .venv/bin/python bench/training_bench.py --online   # GRPO's played online episodes against offline step rewards
     (PHONELOOP_EXP_REPORT=DIR keeps report.md, report.json with every episode's replies, and curves.png)
 
 In one run, on one dataset version built from oracle episodes on mock phones:
@@ -72,9 +73,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small screens and a short run")
     parser.add_argument("--experiment", action="store_true",
                         help="the learning experiment: random vs SFT vs SFT->GRPO on held-out seeds, targets printed")
+    parser.add_argument("--online", action="store_true",
+                        help="cost of scoring a completion by playing its episode vs by the offline step rewards")
     opts = parser.parse_args()
     if opts.experiment:
         return experiment(opts.quick)
+    if opts.online:
+        return online()
     episodes, (width, height), steps = (12, (360, 800), 20) if opts.quick else (30, (1080, 2400), 60)
     root = tempfile.mkdtemp(prefix="phoneloop-train-bench-")
     os.environ.setdefault("HF_HOME", os.path.join(root, "hf"))
@@ -114,6 +119,49 @@ def main() -> None:
     print(f"loader / trainer = {ratio:.1f}x  (target >= 5x: {'met' if ratio >= 5 else 'NOT met'})")
     shutil.rmtree(root, ignore_errors=True)
 
+
+def online() -> None:
+    """Seconds to score one GRPO completion: a played online episode (``EpisodeReward``: the completion, then
+    the policy's greedy continuation to the episode's end, then the verifier) against the offline step rewards
+    on the same prompts (the baseline). The policy is the random tiny model, whose continuations never
+    terminate: every episode runs its whole budget (the oracle's length + 2), the worst case."""
+    from datalake.lake import Lake
+    from training import rewards
+    from training.experiment import DEMO_TASKS
+    from training.infer import load_checkpoint
+    from training.mock_episodes import EpisodeFormat, EpisodeReward, online_rows
+
+    root = tempfile.mkdtemp(prefix="phoneloop-online-bench-")
+    try:
+        lake = Lake.init(os.path.join(root, "lake"))
+        fmt = EpisodeFormat()
+        t = time.perf_counter()
+        rows = online_rows(list(DEMO_TASKS), len(DEMO_TASKS), fmt, max_pixels=8192)
+        build = (time.perf_counter() - t) / len(rows)
+        reward = EpisodeReward(fmt, max_new_tokens=40)
+        reward.policy = load_checkpoint(lake, "tiny")
+        completions = ['{"type":"tap","element":1}'] * len(rows)
+        columns = {k: [r[k] for r in rows] for k in ("task", "seed", "prefix", "budget")}
+        t = time.perf_counter()
+        reward([r["prompt"] for r in rows], completions, **columns)
+        played = (time.perf_counter() - t) / len(rows)
+        steps = sum(r.steps for r in reward.episodes) / len(reward.episodes)
+        offline = {"target_action": ['{"type":"tap","x":540,"y":1200}'] * len(rows), "target_box": [None] * len(rows),
+                   "width": [1080] * len(rows), "height": [2400] * len(rows), "coords": ["rel1000"] * len(rows),
+                   "action_format": ["json"] * len(rows)}
+        t, repeats = time.perf_counter(), 20
+        for _ in range(repeats):
+            for fn in rewards.STEP_REWARDS:
+                fn([r["prompt"] for r in rows], completions, **offline)
+        step = (time.perf_counter() - t) / (repeats * len(rows))
+        print(f"online row (prompt of a fresh seed's screen): {build * 1000:8.1f} ms to build")
+        print(f"played episode reward:  {played * 1000:8.1f} ms per completion ({steps:.1f} steps, the model's "
+              f"greedy replies included)")
+        print(f"offline step rewards:   {step * 1000:8.3f} ms per completion (all {len(rewards.STEP_REWARDS)}: the "
+              f"baseline)")
+        print(f"played / offline = {played / step:.0f}x")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def experiment(quick: bool) -> None:

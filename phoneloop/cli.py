@@ -51,20 +51,21 @@ def version() -> None:
 def demo(
     lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
     round_: str = typer.Option("loop", "--round",
-                               help="loop: one round of examples/loop.yaml with rollouts (the default, minutes); "
-                                    "experiment: demos -> SFT -> SFT->GRPO measured on held-out seeds against "
-                                    "random (about 30 min on 2 cores)."),
-    quick: bool = typer.Option(False, "--quick", help="A small experiment (3 templates, few steps) to try it out."),
+                               help="loop: one round of examples/loop.yaml with rollouts (the default, about "
+                                    "5.5 min on 2 cores); experiment: demos -> SFT -> SFT->GRPO measured on "
+                                    "held-out seeds against random and issue 18's targets (about 4.5 min)."),
+    quick: bool = typer.Option(False, "--quick", help="The round's small version (3 templates, few steps; "
+                                                      "examples/loop_quick.yaml for the loop), about a minute."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Run the embedded default on mock phones, a local lake and a tiny offline model.
 
     Imports the bundled real-phone sample, then the round. loop (default): one round of
-    examples/loop.yaml (oracle demonstrations -> dataset -> SFT -> rollouts -> dataset ->
-    GRPO -> eval against the oracle and random). experiment: demonstrations of the demo
-    task set -> SFT -> GRPO (offline step rewards + online mock episodes), random vs SFT vs
-    SFT->GRPO on held-out seeds with 95% intervals, curves in <lake>/experiments/demo.
-    Safe to run again.
+    examples/loop.yaml on the demo task set (oracle demonstrations -> element-list dataset ->
+    SFT -> rollouts -> dataset -> GRPO with online mock episodes -> eval on held-out seeds
+    against the oracle and random). experiment: the same recipe measured in-process, random
+    vs SFT vs SFT->GRPO on held-out seeds with 95% intervals and the targets, curves in
+    <lake>/experiments/demo. Safe to run again.
 
     Example: phoneloop demo --lake ./lake
 
@@ -88,6 +89,7 @@ def demo(
         print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
               f"models {r['sft']['model']}, {r['grpo']['model']}")
         print(report["eval_markdown"])
+        print(f"learning curves: {r['eval']['curves']}")
         print(f"next: phoneloop serve --lake {report['lake']}  (trajectories at http://127.0.0.1:8765/episodes), "
               f"the dataset report {r['curate']['path']}/report.html, the evaluation in {r['eval']['folder']}")
         return

@@ -235,8 +235,28 @@ class Loop:
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
-        return {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
-                "folder": report.folder, "by_category": report.by_category, "overall": report.overall}
+        result = {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
+                  "folder": report.folder, "by_category": report.by_category, "overall": report.overall}
+        result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
+        return result
+
+    def _curves(self, state: dict) -> Path:
+        """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each
+        policy's held-out success per round (the SFT and GRPO models as "sft" and "grpo", baselines by name)."""
+        from training.curves import plot_curves
+
+        rounds = [state[key] for key in sorted((k for k in state if k.startswith("round")), key=lambda k: int(k[5:]))]
+        rounds = [r for r in rounds if "eval" in r]
+        metrics = [(r["sft"].get("metrics") or {}, r["grpo"].get("metrics") or {}) for r in rounds]
+        success: dict[str, list] = {}
+        for r in rounds:
+            names = {r["sft"]["model"]: "sft", r["grpo"]["model"]: "grpo"}
+            for policy, cell in (r["eval"].get("overall") or {}).items():
+                success.setdefault(names.get(policy, policy), []).append((cell["rate"], cell["low"], cell["high"]))
+        return plot_curves(self.folder / "curves.png", sft_losses=[x for s, _ in metrics for x in s.get("losses", [])],
+                           grpo_reward=[x for _, g in metrics for x in g.get("reward", [])],
+                           grpo_zero_std=[x for _, g in metrics for x in g.get("frac_reward_zero_std", [])],
+                           success=success)
 
     # -- resuming ----------------------------------------------------------------------
     def _registered(self, name: str):

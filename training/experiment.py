@@ -330,28 +330,12 @@ def _cores() -> int:
 
 def save_curves(report: dict, path) -> None:
     """Learning curves beside the table: SFT loss, GRPO mean reward and groups with variance, success."""
-    import matplotlib
+    from training.curves import plot_curves
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.5))
-    axes[0].plot(report.get("sft_losses") or [])
-    axes[0].set(title="SFT loss", xlabel="step")
-    axes[1].plot(report.get("grpo_reward") or [], marker="o")
-    axes[1].set(title="GRPO mean reward", xlabel="step")
-    zero = [v for v in report.get("grpo_frac_zero_std") or [] if v is not None]
-    axes[2].plot([1 - v for v in zero], marker="o")
-    axes[2].set(title="GRPO groups with reward variance", xlabel="step", ylim=(0, 1))
-    names = ["random", "sft", "grpo"]
-    rates = [report[n]["success"] for n in names]
-    errors = [[r - report[n]["low"] for n, r in zip(names, rates)],
-              [report[n]["high"] - r for n, r in zip(names, rates)]]
-    axes[3].bar(names, rates, yerr=errors, capsize=4)
-    axes[3].set(title="held-out success (95% CI)", ylim=(0, 1))
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    plot_curves(path, sft_losses=report.get("sft_losses") or [], grpo_reward=report.get("grpo_reward") or [],
+                grpo_zero_std=report.get("grpo_frac_zero_std") or [],
+                success={n: [(report[n]["success"], report[n]["low"], report[n]["high"])]
+                         for n in ("random", "sft", "grpo")})
 
 
 def write_report(report: dict, folder) -> Path:

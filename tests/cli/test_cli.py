@@ -160,6 +160,9 @@ def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     # GRPO's online rows were played on mock phones and scored by their verifiers
     played = [v for v in r["grpo"]["metrics"]["rewards/episode_reward/mean"] if v is not None]
     assert played, r["grpo"]["metrics"]
+    from PIL import Image
+
+    assert Image.open(r["eval"]["curves"]).size[0] > 800  # SFT loss, GRPO reward and variance, success per round
     again = json.loads(runner.invoke(app, ["demo", "--quick", "--lake", str(tmp_path / "lake"), "--json"]).stdout)
     assert again["imported"] == 0 and again["round"] == out["round"]  # nothing ran twice
 

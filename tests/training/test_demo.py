@@ -23,9 +23,11 @@ def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_pat
     report = json.loads((folder / "report.json").read_text())
     assert report["sft"]["episodes"] == report["random"]["episodes"] == 6  # 3 templates x 2 held-out seeds
     assert report["grpo_vs_sft"]["n"] == 6
-    # the json learner's GRPO is scored by the whole-action step rewards on the SFT prompts
+    # the json learner's GRPO: whole-action step rewards on the SFT prompts, and online mock episodes played to
+    # the end and scored by their verifiers (the Real+Mock mix)
     sources = report["grpo_rewards"]
     assert "rewards/argument_reward/mean" in sources and "rewards/location_reward/mean" in sources, sources
+    assert any(v is not None for v in sources["rewards/episode_reward/mean"]), sources
     assert report["grpo_groups_with_variance"] is not None and report["cpu_s"] > 0
     # GRPO's offline step rewards score the sample's real-phone steps (its 2 successful real episodes) too
     from datalake.lake import Lake
