@@ -11,8 +11,10 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
    dataset version with a ``grpo`` export.
 6. grpo: ``loop-rK-grpo`` from the SFT model: offline step rewards on that export,
    plus online mock-phone episodes when ``grpo.env: mock`` (``grpo.mix: true`` is the
-   Real+Mock recipe).
-7. eval: SFT vs GRPO (and ``eval.baselines``) on ``eval.tasks``; the table is saved.
+   Real+Mock recipe; ``training.grpo`` picks played or tool-call episodes by the policy's format).
+7. eval: SFT vs GRPO (and ``eval.baselines``) on ``eval.tasks`` and seeds ``eval.seed`` onwards
+   (hold them out of ``collect.seeds``); the table is saved, and ``curves.png`` beside the state
+   file draws every round so far (SFT loss, GRPO reward and variance, held-out success per round).
 
 Every stage's inputs and outputs (dataset refs, model names, rollout and eval ids) are
 written to ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted
@@ -229,6 +231,9 @@ class Loop:
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
+        shared = self._demonstrated_seeds()
+        if shared:
+            self.say(f"warning: eval seeds {shared} were also demonstrated (collect.seeds): this eval is not held out")
         eval_id = hashlib.sha1(self._run_id(k, "eval").encode()).hexdigest()[:12]
         report = evaluate(self.lake.uri, policies, RolloutSpec(policy=policies[0], round=k, **options),
                           eval_id=eval_id, name=f"{self.config.name} round {k}", loop=self.config.name)
@@ -236,9 +241,21 @@ class Loop:
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
         result = {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
-                  "folder": report.folder, "by_category": report.by_category, "overall": report.overall}
+                  "folder": report.folder, "held_out": not shared, "by_category": report.by_category,
+                  "overall": report.overall}
         result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
         return result
+
+    def _demonstrated_seeds(self) -> list[int]:
+        """Eval seeds (``eval.seed`` + 0..episodes-1) that ``collect`` also demonstrated, on a shared task."""
+        from mockphone.tasks import registry
+
+        ev, co = self.config.eval, self.config.collect
+        shared_tasks = {t.name() for t in registry.select(ev.get("tasks", "all"))} & \
+            {t.name() for t in registry.select(co.get("tasks", "all"))}
+        start = int(ev.get("seed", 0))
+        seeds = set(range(start, start + int(ev.get("episodes", 1))))
+        return sorted(seeds & set(co.get("seeds", [0]))) if shared_tasks else []
 
     def _curves(self, state: dict) -> Path:
         """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each

@@ -153,7 +153,7 @@ def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     # held-out seeds only, and the SFT model's replies parse (an unparseable step is recorded as invalid)
     lake = Lake.open(out["lake"])
     seeds = lake.sql("SELECT DISTINCT json_extract(meta_json, '$.seed')::INT AS s FROM episodes WHERE purpose = 'eval'")
-    assert sorted(x["s"] for x in seeds.to_pylist()) == [100, 101]
+    assert sorted(x["s"] for x in seeds.to_pylist()) == [100, 101] and r["eval"]["held_out"] is True
     steps = lake.sql("SELECT count(*) AS n, count(*) FILTER (WHERE s.raw_output LIKE 'invalid: %') AS bad FROM steps s "
                      "JOIN episodes e USING (episode_id) WHERE e.purpose = 'eval' AND e.policy = ?", [sft]).to_pylist()[0]
     assert steps["n"] and steps["bad"] <= 0.3 * steps["n"], steps

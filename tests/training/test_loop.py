@@ -44,6 +44,8 @@ def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     assert {r["policy"] for r in rollouts} >= {"t-r1-sft"}
     table = final["eval"]["by_category"]["single-app"]
     assert table["oracle"]["rate"] == 1.0 and set(table) == {"t-r1-sft", "t-r1-grpo", "oracle"}
+    assert final["eval"]["held_out"] is False  # SMALL evaluates seed 0, which it also demonstrated
+    assert (tmp_path / "lake" / "loops" / "t" / "curves.png").is_file()
     evals = fresh.sql("SELECT policy, status, loop, round FROM evals ORDER BY policy").to_pylist()
     assert evals == [{"policy": p, "status": "ok", "loop": "t", "round": 1} for p in ("oracle", "t-r1-grpo", "t-r1-sft")]
 
