@@ -50,6 +50,11 @@ def font_for(value: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFon
 
 @lru_cache(maxsize=4096)
 def text_width(value: str, size: int, bold: bool = False) -> int:
+    """Width in px of ``value`` on one line; of its widest line when it has line breaks (Pillow's
+    ``getlength`` with libraqm raises on them)."""
+    lines = value.splitlines()
+    if len(lines) > 1 or (lines and lines[0] != value):
+        return max(text_width(line, size, bold) for line in lines)
     return int(font_for(value, size, bold).getlength(value))
 
 
@@ -82,7 +87,7 @@ def wrap(value: str, size: int, width: int, bold: bool = False) -> tuple[str, ..
     """Greedy wrap to ``width`` px: between words and between any two CJK characters; explicit
     newlines are kept; a word wider than the line is cut (nothing else is)."""
     lines: list[str] = []
-    for paragraph in value.split("\n"):
+    for paragraph in one_newline(value).split("\n"):
         if text_width(paragraph, size, bold) <= width:  # most labels: one line, no token-by-token measuring
             lines.append(paragraph.rstrip(" "))
             continue
@@ -115,8 +120,19 @@ def _fit(tokens: list[str], i: int, size: int, width: int, bold: bool) -> int:
     return lo or (1 if len(tokens[i].rstrip(" ")) <= 1 else 0)
 
 
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines splits on
+
+
+def one_newline(value: str) -> str:
+    """Every line break ``str.splitlines`` knows as ``\\n`` (Pillow's layout engine raises on the others)."""
+    if not any(c in value for c in _BREAKS[1:]):
+        return value
+    return "\n".join(value.splitlines()) + ("\n" if value[-1] in _BREAKS else "")
+
+
 def ellipsize(value: str, size: int, width: int, bold: bool = False) -> str:
     """One line, cut with an ellipsis if it is wider than ``width`` px."""
+    value = one_newline(value)
     first = value.split("\n")[0]
     if text_width(first, size, bold) <= width and "\n" not in value:
         return value

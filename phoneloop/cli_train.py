@@ -114,8 +114,8 @@ def grpo(
     num_generations: Annotated[int, typer.Option(help="Completions per prompt (the group).")] = 4,
     batch_size: BatchOpt = 4,
     max_turns: Annotated[int, typer.Option(help="Actions per tool-call mock episode.")] = 5,
-    online_prompts: Annotated[int, typer.Option(help="Mock-episode prompts (--env mock), fresh seeds from "
-                                                     "1000.")] = 64,
+    online_prompts: Annotated[int, typer.Option(help="Mock-episode prompts (--env mock) on seeds from "
+                                                     "1000 (apart from demonstrations and evaluations).")] = 64,
     offline_prompts: Annotated[int | None, typer.Option(help="At most this many offline rows, a seeded "
                                                              "sample (with --mix it sets their share).")] = None,
     perturb: Annotated[str, typer.Option("--perturb", help="--env mock phones' perturbations: none, light, "

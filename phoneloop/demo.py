@@ -81,7 +81,7 @@ def experiment_config(quick: bool = False):
 
     if quick:
         return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "ClockCancelTimer"), train_seeds=(0, 1),
-                                eval_seeds=(100, 101)), {"sft_steps": 150, "grpo_steps": 2, "online_prompts": 4,
+                                eval_seeds=(100, 101)), {"sft_steps": 150, "grpo_steps": 4, "online_prompts": 4,
                                                                 "offline_prompts": 4}
     return ExperimentConfig(tasks=DEMO_TASKS), {"sft_steps": 800, "grpo_steps": 6, "online_prompts": 32,
                                                   "offline_prompts": 32}

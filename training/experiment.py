@@ -187,7 +187,7 @@ def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int,
     continuation on a fresh seed); with ``qwen3vl`` they are multi-turn ``mobile_use`` tool-call episodes."""
     from training.grpo import GRPORun
 
-    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=4,
+    return GRPORun(dataset=ref, output="demo-grpo", model="demo-sft", max_steps=steps, num_generations=8,
                    batch_size=8, temperature=cfg.grpo_temperature, learning_rate=1e-5, max_completion_tokens=40,
                    seed=0, env="mock", mix=True, tasks=",".join(cfg.tasks), online_prompts=online_prompts,
                    offline_prompts=offline_prompts, max_turns=5)

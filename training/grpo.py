@@ -12,11 +12,11 @@ Three sources of prompts, one trainer:
 - offline (``--dataset NAME@vN``): one step per prompt from the ``grpo`` export;
   the reward is the weighted sum of the step rewards in ``training/rewards.py``
   (parseable action, action type, tap inside the target box, typed-text similarity);
-- online (``--env mock --tasks SELECTOR``): episodes on mock phones; the reward is the
+- online (``--env mock --tasks SELECTOR``): episodes on mock phones, on seeds from 1000 (apart
+  from the shipped configs' demonstrations and held-out evaluation seeds); the reward is the
   task's verifier. Two kinds, chosen by the policy's prompt format:
   *played* episodes for single-turn element-list policies (the embedded default's ``json``
-  actions, ``training.mock_episodes``; seeds from 1000, apart from demonstrations and
-  held-out evaluation seeds): each prompt is an SFT row's prompt of a start state
+  actions, ``training.mock_episodes``): each prompt is an SFT row's prompt of a start state
   (or one some oracle steps in), the completion is the next action, and the reward plays it
   and lets the policy being trained finish the episode greedily before the verifier reads
   the phone; *tool-call* episodes for ``qwen3vl`` policies (``training/env.py``): multi-turn
@@ -34,6 +34,7 @@ its parent, config and reward metrics.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -59,7 +60,7 @@ class GRPORun:
     mix: bool = False  # offline prompts and mock episodes in one run (needs --dataset and --env mock)
     tools: bool = False  # show the mobile_use schema in offline prompts (models SFT'd with --tools; on with --mix)
     online_prompts: int = 64  # mock-episode prompts (with --mix: their share next to the offline rows)
-    offline_prompts: int | None = None  # at most this many offline rows, a seeded sample (default: all)
+    offline_prompts: int | None = None  # at most this many offline rows: every real-phone row, then a seeded sample
     max_turns: int = 5  # actions per mock episode
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
     max_steps: int = 100
@@ -116,6 +117,11 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     export = open_export(lake, run.dataset, "grpo", run.split) if run.dataset else None
     tasks = _check_tasks(run.tasks) if run.env == "mock" else None
     model_ref = resolve_model(lake, run.model)
+    fmt = _policy_format(model_ref.path, export)
+    if run.env == "mock" and not plays_episodes(fmt) and fmt.get("action_format") not in (None, "qwen3vl"):
+        raise BadTrainingConfig(f"--env mock: a policy answering {fmt['action_format']!r} actions plays online "
+                                "episodes only in the element-list format (an export with elements: true); "
+                                "tool-call episodes need qwen3vl")
     folder = common.check_output_name(lake, run.output, run.resume)
     max_pixels = common.image_cap(model_ref, run.max_pixels)
     resume_from = common.last_checkpoint(folder) if run.resume else None
@@ -131,7 +137,6 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     common.score_only_labelled_positions()
 
     # 3. Prompts: offline rows, online task rows, or both, and what scores them.
-    fmt = _policy_format(model_ref.path, export)
     train, env_factory, episode_reward = _prompts(run, export, max_pixels, processor, fmt)
     config.update(online_episodes=None if run.env != "mock" else "played" if episode_reward else "tool calls")
     if env_factory is not None:
@@ -210,9 +215,7 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
     offline = None
     if export is not None:
         columns = ["prompt", "images", "target_action", "target_box", "width", "height", "coords", "action_format"]
-        offline = export.load().select_columns(columns)
-        if run.offline_prompts is not None and len(offline) > run.offline_prompts:  # TRL samples rows uniformly:
-            offline = offline.shuffle(seed=run.seed).select(range(run.offline_prompts))  # this sets the mix's share
+        offline = _sample_offline(export.load(), run.offline_prompts, run.seed).select_columns(columns)
         offline = cap_images(offline, max_pixels)
         if run.tools or (run.mix and not played):  # the same system prompt the online tool-call episodes show
             offline = with_tool_schema(offline, processor, [MockPhoneEnv.__new__(MockPhoneEnv).mobile_use], "prompt")
@@ -223,7 +226,7 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
 
         episode_format = EpisodeFormat(fmt["action_format"], fmt.get("coords") or "rel1000", int(fmt.get("history") or 0))
         online = Dataset.from_list(online_rows(_check_tasks(run.tasks), run.online_prompts, episode_format, max_pixels,
-                                               seed=ONLINE_SEED + run.seed))
+                                               seed=ONLINE_SEED + run.seed, perturb=run.perturb))
         reward = EpisodeReward(episode_format, max_new_tokens=run.max_completion_tokens, perturb=run.perturb)
         if not run.mix:
             return online, None, reward
@@ -235,13 +238,25 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
 
         settings = replace(settings, elements=True, width=Display().width, height=Display().height)
     factory = env_factory(settings)
-    online = Dataset.from_list(task_rows(run.tasks, run.online_prompts, settings, run.seed))
+    online = Dataset.from_list(task_rows(run.tasks, run.online_prompts, settings, ONLINE_SEED + run.seed))
     if not run.mix:
         return online, factory, None
     # Mixed: one schema for both kinds of row; the `environment` column routes each row.
     offline = offline.add_column("environment", ["offline"] * len(offline))
     online = online.add_column("environment", ["mock"] * len(online))
     return _mixed(offline, online, {"task": "", "seed": 0}, run.seed), {"mock": factory, "offline": OfflineStep}, None
+
+
+def _sample_offline(rows, n: int | None, seed: int):
+    """At most ``n`` offline rows (TRL samples rows uniformly, so this sets a mix's share): every real-phone row
+    first (scarce, and no verifier can score them online), then a seeded sample of the others."""
+    if n is None or len(rows) <= n:
+        return rows
+    phones = rows["phone"] if "phone" in rows.column_names else [None] * len(rows)
+    real = [i for i, p in enumerate(phones) if p == "real"][:n]
+    rest = [i for i, p in enumerate(phones) if p != "real"]
+    chosen = real + random.Random(seed).sample(rest, n - len(real))
+    return rows.select(sorted(chosen))
 
 
 def _mixed(offline, online, offline_extra: dict[str, Any], seed: int):

@@ -133,11 +133,11 @@ def run_episode(actor: Actor, fmt: EpisodeFormat, task_name: str, seed: int, max
     phone, task = start(task_name, seed, perturb)
     size = (phone.device().width, phone.device().height)
     history: list = []
-    for action in prefix:
-        history.append((action, size))
-        phone.act(action)
     result = EpisodeResult(task_name, seed, False, 0, 0)
     try:
+        for action in prefix:
+            history.append((action, size))
+            phone.act(action)
         for k in range(max_steps - len(prefix)):
             messages, screenshot, items, size = step_prompt(phone, task.goal, history, fmt)
             reply = first_reply if k == 0 and first_reply is not None else actor(messages, [screenshot], items, size)
@@ -160,21 +160,23 @@ def run_episode(actor: Actor, fmt: EpisodeFormat, task_name: str, seed: int, max
 
 
 def online_rows(tasks: Sequence[str], n: int, fmt: EpisodeFormat, max_pixels: int | None,
-                seed: int = ONLINE_SEED) -> list[dict]:
+                seed: int = ONLINE_SEED, perturb: str = "none") -> list[dict]:
     """``n`` GRPO prompts of online episodes, cycling over ``tasks`` with seeds ``seed, seed+1, ...``.
 
     Round ``r`` of the cycle starts ``r`` oracle steps in (modulo the oracle's length), so later
     steps of an episode are trained too; the row's prompt is exactly an SFT row's (that screen,
-    the oracle's actions so far as history). Columns: ``prompt``, ``images``, ``task``, ``seed``,
-    ``prefix`` (the replayed actions, JSON) and ``budget`` (the episode's steps: oracle + 2)."""
+    the oracle's actions so far as history). On perturbed phones (``perturb``) every row starts at
+    the start state: the oracle's recorded actions assume an unperturbed phone. Columns: ``prompt``,
+    ``images``, ``task``, ``seed``, ``prefix`` (the replayed actions, JSON) and ``budget`` (the
+    episode's steps: the oracle's + ``EXTRA_STEPS``)."""
     from training.data import cap_image
 
     rows = []
     for k in range(n):
         task_name, s = tasks[k % len(tasks)], seed + k
         oracle = oracle_actions(task_name, s)
-        depth = (k // len(tasks)) % len(oracle)
-        phone, task = start(task_name, s)
+        depth = (k // len(tasks)) % len(oracle) if perturb == "none" else 0
+        phone, task = start(task_name, s, perturb)
         try:
             actions = list(oracle[:depth])
             size = (phone.device().width, phone.device().height)

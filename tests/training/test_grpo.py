@@ -34,3 +34,30 @@ def test_bad_grpo_configs_fail_before_any_compute(train_lake, monkeypatch, kwarg
     monkeypatch.setattr(common, "load_policy", no_compute)
     with pytest.raises(error, match=message):
         run_grpo(train_lake, GRPORun(output="never", **kwargs))
+
+
+def test_online_episodes_for_a_json_policy_without_element_lists_are_refused_before_any_compute(
+        train_lake, monkeypatch):
+    """Neither kind of online episode can drive it: played episodes speak the element list, tool calls qwen3vl."""
+    from curation.build import curate
+    from curation.recipe import parse_recipe
+    from tests.training.conftest import CLOCK_TASK, _recipe
+    from training import common
+
+    monkeypatch.setattr(common, "load_policy", lambda *a, **k: pytest.fail("a model was loaded"))
+    recipe = _recipe("clock-json", f"task = '{CLOCK_TASK}'", "  - {format: grpo, action_format: json}\n")
+    ref = curate(train_lake, parse_recipe(recipe)).ref
+    with pytest.raises(BadTrainingConfig, match="only in the element-list format"):
+        run_grpo(train_lake, GRPORun(output="never", dataset=ref, env="mock", mix=True, tasks=CLOCK_TASK))
+
+
+def test_the_offline_sample_keeps_every_real_phone_row_and_fills_up_with_a_seeded_sample():
+    from datasets import Dataset
+
+    from training.grpo import _sample_offline
+
+    rows = Dataset.from_dict({"phone": ["mock"] * 40 + ["real"] * 3 + ["mock"] * 40, "k": list(range(83))})
+    picked = _sample_offline(rows, 10, seed=0)
+    assert len(picked) == 10 and picked["phone"].count("real") == 3
+    assert picked["k"] == _sample_offline(rows, 10, seed=0)["k"] != _sample_offline(rows, 10, seed=1)["k"]
+    assert len(_sample_offline(rows, None, seed=0)) == 83 and len(_sample_offline(rows, 2, seed=0)) == 2
