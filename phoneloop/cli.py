@@ -52,8 +52,8 @@ def demo(
     lake: str = typer.Option("./lake", "--lake", envvar="PHONELOOP_LAKE", help="Lake path or URI."),
     round_: str = typer.Option("loop", "--round",
                                help="loop: one round of examples/loop.yaml with rollouts (the default, about "
-                                    "5.5 min on 2 cores); experiment: demos -> SFT -> SFT->GRPO measured on "
-                                    "held-out seeds against random and issue 18's targets (about 4.5 min)."),
+                                    "5 min on 2 cores); experiment: demos -> SFT -> SFT->GRPO measured on "
+                                    "held-out seeds against random and issue 18's targets (about 4 min)."),
     quick: bool = typer.Option(False, "--quick", help="The round's small version (3 templates, few steps; "
                                                       "examples/loop_quick.yaml for the loop), about a minute."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),

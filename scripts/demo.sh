@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: a full loop round on mock phones, a local lake
 # (./lake) and a tiny offline model (collect, curate, SFT, rollout, GRPO, eval).
-# `scripts/demo.sh --round experiment` runs the measured learning experiment instead (~4.5 min);
+# `scripts/demo.sh --round experiment` runs the measured learning experiment instead (~4 min);
 # `--quick` runs either small (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
