@@ -221,7 +221,7 @@ def _edit(p: Painter, n: Node) -> None:
     size = p.d.dp(16)
     shown = ("•" * len(w.text)) if w.password else w.text
     if w.lines <= 1:  # a single-line field shows pasted line breaks as spaces, as Android's does
-        shown = " ".join(shown.splitlines()) if shown else shown
+        shown = " ".join(shown.splitlines())
     value, fill = (shown, p.c["fg"]) if shown else (w.hint, p.c["muted"])
     if w.lines <= 1:
         value = fonts.ellipsize(value, size, x2 - x1 - p.d.dp(32))

@@ -130,7 +130,7 @@ class Loop:
         """Each round's stages in order: done or not, inputs and outputs; the failure if any."""
         failed = self.state.get("failed") or {}
         out = []
-        for key in sorted((k for k in self.state if k.startswith("round")), key=lambda k: int(k[5:])):
+        for key in _round_keys(self.state):
             k, done = int(key[5:]), self.state[key]
             for stage in STAGES:
                 result = dict(done.get(stage) or {})
@@ -231,12 +231,13 @@ class Loop:
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
-        shared = self._demonstrated_seeds()
+        spec = RolloutSpec(policy=policies[0], round=k, **options)
+        shared = self._demonstrated_seeds(spec)
         if shared:
             self.say(f"warning: eval seeds {shared} were also demonstrated (collect.seeds): this eval is not held out")
         eval_id = hashlib.sha1(self._run_id(k, "eval").encode()).hexdigest()[:12]
-        report = evaluate(self.lake.uri, policies, RolloutSpec(policy=policies[0], round=k, **options),
-                          eval_id=eval_id, name=f"{self.config.name} round {k}", loop=self.config.name)
+        report = evaluate(self.lake.uri, policies, spec, eval_id=eval_id, name=f"{self.config.name} round {k}",
+                          loop=self.config.name)
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
@@ -246,24 +247,22 @@ class Loop:
         result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
         return result
 
-    def _demonstrated_seeds(self) -> list[int]:
-        """Eval seeds (``eval.seed`` + 0..episodes-1) that ``collect`` also demonstrated, on a shared task."""
+    def _demonstrated_seeds(self, spec) -> list[int]:
+        """Seeds of the eval's (task, seed) jobs (``rollout.runner.jobs_for``) that ``collect`` also demonstrated."""
         from mockphone.tasks import registry
+        from rollout.runner import jobs_for
 
-        ev, co = self.config.eval, self.config.collect
-        shared_tasks = {t.name() for t in registry.select(ev.get("tasks", "all"))} & \
-            {t.name() for t in registry.select(co.get("tasks", "all"))}
-        start = int(ev.get("seed", 0))
-        seeds = set(range(start, start + int(ev.get("episodes", 1))))
-        return sorted(seeds & set(co.get("seeds", [0]))) if shared_tasks else []
+        collect = self.config.collect
+        demonstrated = {(t.name(), s) for t in registry.select(collect.get("tasks", "all"))
+                        for s in collect.get("seeds", [0])}
+        return sorted({seed for task, seed in jobs_for(spec) if (task, seed) in demonstrated})
 
     def _curves(self, state: dict) -> Path:
         """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each
         policy's held-out success per round (the SFT and GRPO models as "sft" and "grpo", baselines by name)."""
         from training.curves import plot_curves
 
-        rounds = [state[key] for key in sorted((k for k in state if k.startswith("round")), key=lambda k: int(k[5:]))]
-        rounds = [r for r in rounds if "eval" in r]
+        rounds = [state[key] for key in _round_keys(state) if "eval" in state[key]]
         metrics = [(r["sft"].get("metrics") or {}, r["grpo"].get("metrics") or {}) for r in rounds]
         success: dict[str, list] = {}
         for r in rounds:
@@ -297,6 +296,11 @@ class Loop:
     def _previous_model(self, k: int) -> str | None:
         previous = self.state.get(f"round{k - 1}", {})
         return (previous.get("grpo") or {}).get("model")
+
+
+def _round_keys(state: dict[str, Any]) -> list[str]:
+    """The state's ``roundK`` keys in round order."""
+    return sorted((k for k in state if k.startswith("round")), key=lambda k: int(k[5:]))
 
 
 def _check_perturb(path: str | Path, data: dict[str, Any]) -> None:
