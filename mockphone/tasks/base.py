@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
 from datalake.types import Action
-from mockphone import i18n
+from mockphone import i18n, world
 from mockphone.errors import InvalidTaskParams, TaskNotInitialized
 from mockphone.tasks import statediff
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
+    from mockphone.world import World
     from mockphone.tasks.oracle import UI
 
 CATEGORIES = ("single-app", "cross-app", "mini-app", "safety", "privacy", "infeasible", "mixed")
@@ -76,11 +77,18 @@ class Task:
     # a task whose success needs no state change (answers, refusals, infeasible): an untouched
     # phone is not scored 0 by rule, its own check decides
     changes_state: ClassVar[bool] = True
+    # a template whose instances do not change with the world (one instruction, one oracle path):
+    # allowed only with a reason, for at most 5% of templates (``tasks stats`` reports the share)
+    fixed: ClassVar[bool] = False
+    fixed_reason: ClassVar[str] = ""
 
     def __init__(self, params: dict[str, Any] | None = None, seed: int = 0, locale: str = i18n.DEFAULT) -> None:
         self.locale = i18n.check(locale)  # the instruction's language; initialize_task takes the phone's
+        self.seed = seed
+        # the world this instance's parameters come from: the seed's, in the instruction's locale
+        self.world = world.generate(seed, self.locale)
         if params is None:
-            params = self.generate_random_params(random.Random(f"{self.name()}:{seed}"))
+            params = self.generate_random_params(random.Random(f"{self.name()}:{seed}"), self.world)
         self.params = dict(params)
         self.validate(self.params)
         # phone -> its state snapshot right after initialize_task; weak keys, so a freed phone's
@@ -106,8 +114,13 @@ class Task:
                 "required": sorted(cls.schema), "additionalProperties": False}
 
     @classmethod
-    def generate_random_params(cls, rng: random.Random) -> dict[str, Any]:
-        """Draw parameters; the default picks uniformly from each parameter's choices."""
+    def generate_random_params(cls, rng: random.Random, world: World | None = None) -> dict[str, Any]:
+        """Draw parameters from ``world`` (the seed's :mod:`mockphone.world`) and ``rng``.
+
+        The default picks uniformly from each parameter's choices; a template whose instances
+        should change with the world overrides this and draws from ``world`` (its people, mail,
+        products...); ``setup`` must then make sure whatever the params name exists on the phone.
+        """
         out = {}
         for key, spec in cls.schema.items():
             if spec.choices is None:
@@ -162,6 +175,13 @@ class Task:
         if self.changes_state and not statediff.meaningful(before, after):
             return 0.0  # an untouched phone scores exactly 0
         return float(self.check(phone))
+
+    def fingerprint(self, phone: MockPhone | None = None) -> str:
+        """This instance's identity by content (``mockphone.tasks.instances.fingerprint``): template, params,
+        instruction and, once initialised on ``phone``, the start state of the apps it touches."""
+        from mockphone.tasks.instances import fingerprint
+
+        return fingerprint(self, self.start_state(phone) if phone is not None else None)
 
     def violations(self, phone: MockPhone) -> list[str]:
         """Changed state paths outside this task's allowed set (empty when there is no collateral damage)."""

@@ -245,7 +245,7 @@ class MessagesForward(Task):
     schema = {"source": Param(str, choices=FIXED), "target": Param(str, choices=FIXED)}
 
     @classmethod
-    def generate_random_params(cls, rng: random.Random) -> dict:
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
         source, target = rng.sample(FIXED, 2)
         return {"source": source, "target": target}
 

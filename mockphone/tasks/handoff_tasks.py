@@ -202,7 +202,7 @@ class FoodOrderTwoDishes(Task):
     schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS)), "first": Param(str), "second": Param(str)}
 
     @classmethod
-    def generate_random_params(cls, rng):
+    def generate_random_params(cls, rng, world=None):
         restaurant = rng.choice(sorted(data.RESTAURANTS))
         first, second = rng.sample([d for d, _ in data.RESTAURANTS[restaurant]], 2)
         return {"restaurant": restaurant, "first": first, "second": second}

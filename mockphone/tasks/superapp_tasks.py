@@ -140,7 +140,7 @@ class FoodOrderDish(Task):
               "qty": Param(int, choices=(1, 2, 3), min=1, max=9)}
 
     @classmethod
-    def generate_random_params(cls, rng):
+    def generate_random_params(cls, rng, world=None):
         restaurant = rng.choice(sorted(data.RESTAURANTS))
         return {"restaurant": restaurant, "dish": rng.choice(data.RESTAURANTS[restaurant])[0],
                 "qty": rng.choice((1, 2, 3))}
