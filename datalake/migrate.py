@@ -33,8 +33,12 @@ ADDED: dict[int, dict[str, list[str]]] = {
         "annotations": ["ls_project_id", "ls_task_id", "ls_annotation_id", "annotator_id", "annotator_email",
                         "is_review", "review_verdict", "lead_time", "ls_created_at", "ls_updated_at"],
     },
+    3: {  # issue 26: instances told apart by content, suites
+        "episodes": ["instance"],
+        "evals": ["suite", "overlap"],
+    },
 }
-NEW_TABLES: dict[int, list[str]] = {2: ["evals"]}
+NEW_TABLES: dict[int, list[str]] = {2: ["evals"], 3: ["tasksets"]}
 
 
 def schema_at(table: str, version: int) -> pa.Schema | None:
@@ -93,6 +97,8 @@ def _create_table(uri: str, table: str, storage_options, report: MigrationReport
 def _add_columns(uri: str, table: str, columns: list[str], storage_options, report: MigrationReport,
                  dry_run: bool) -> None:
     path = f"{uri}/tables/{table}"
+    if dry_run and f"{table}: create table" in report.steps:
+        return  # created by an earlier step of this dry run, with every column of the current schema
     if not DeltaTable.is_deltatable(path, storage_options=storage_options):
         raise LakeError(f"cannot migrate {uri}: table {table!r} is missing ({path})")
     dt = DeltaTable(path, storage_options=storage_options)

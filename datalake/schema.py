@@ -27,7 +27,7 @@ from datalake.storage import filesystem
 
 from datalake.errors import LakeError, LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MARKER = "phoneloop.json"
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -57,6 +57,8 @@ EPISODES = pa.schema([
     pa.field("failure_reason", pa.string()),  # policy_error | device_offline | max_steps | ...
     pa.field("score", pa.float64()),  # the verifier's score, when one ran
     pa.field("perturbation", pa.string()),  # the perturbation profile the episode ran under
+    # v3
+    pa.field("instance", pa.string()),  # the task instance's content fingerprint (mockphone.tasks.instances)
 ])
 
 STEPS = pa.schema([
@@ -168,6 +170,29 @@ EVALS = pa.schema([  # v2: one row per (evaluation, policy)
     pa.field("round", pa.int32()),
     pa.field("loop", pa.string()),
     pa.field("created_at", _TS, nullable=False),
+    # v3
+    pa.field("suite", pa.string()),  # the evaluation suite (name@version) the jobs came from, if any
+    pa.field("overlap", pa.int32()),  # evaluated instances whose fingerprint is in the model's training data
+])
+
+TASKSETS = pa.schema([  # v3: one row per instance of a task set or an evaluation suite version
+    pa.field("name", pa.string(), nullable=False),
+    pa.field("version", pa.int32(), nullable=False),
+    pa.field("kind", pa.string(), nullable=False),  # taskset | suite
+    pa.field("fingerprint", pa.string(), nullable=False),
+    pa.field("template", pa.string(), nullable=False),
+    pa.field("seed", pa.int64(), nullable=False),
+    pa.field("locale", pa.string(), nullable=False),
+    pa.field("params_json", pa.string()),
+    pa.field("instruction", pa.string()),
+    pa.field("app", pa.string()),
+    pa.field("apps", pa.string()),
+    pa.field("category", pa.string()),
+    pa.field("domain", pa.string()),
+    pa.field("optimal_steps", pa.int32()),
+    pa.field("episode_key", pa.string()),
+    pa.field("parent", pa.string()),  # a suite's task set (name@version)
+    pa.field("created_at", _TS, nullable=False),
 ])
 
 TABLES: dict[str, pa.Schema] = {
@@ -179,6 +204,7 @@ TABLES: dict[str, pa.Schema] = {
     "models": MODELS,
     "quarantine": QUARANTINE,
     "evals": EVALS,
+    "tasksets": TASKSETS,
 }
 
 

@@ -406,6 +406,7 @@ class EpisodeWriter:
                 "num_steps": len(ep.steps), "meta_json": dumps(ep.meta) if ep.meta else None,
                 "created_at": created, "purpose": ep.purpose, "failure_reason": ep.failure_reason,
                 "score": ep.score, "perturbation": perturbation_name(ep.meta.get("perturbation")),
+                "instance": ep.meta.get("instance") if isinstance(ep.meta.get("instance"), str) else None,
             })
         return pa.Table.from_pylist(rows, schema=S.EPISODES)
 

@@ -145,3 +145,48 @@ def test_a_newer_lake_is_refused_by_migrate(tmp_path):
     S.write_marker(lake.uri, S.SCHEMA_VERSION + 1)
     with pytest.raises(UnsupportedSchemaVersion):
         migrate.migrate(lake.uri)
+
+
+def write_v2_lake(path, episodes, evals=()):
+    """A lake as phoneloop wrote it with schema v2 (before instance fingerprints, suites and task sets)."""
+    v2 = migrate.tables_at(2)
+    assert "tasksets" not in v2 and "instance" not in v2["episodes"].names and "suite" not in v2["evals"].names
+    for name, schema in v2.items():
+        DeltaTable.create(f"{path}/tables/{name}", schema, name=name)
+    created, batch = S.now(), "1" * 32
+    eps = EpisodeWriter._episode_rows(list(episodes), batch, created).select(v2["episodes"].names)
+    steps = EpisodeWriter._step_rows(list(episodes), batch).select(v2["steps"].names)
+    frames = {s.observation.sha256: s.observation for ep in episodes for s in ep.steps}
+    write_deltalake(f"{path}/tables/frames", pa.Table.from_pylist([
+        {"sha256": sha, "png": obs.screenshot, "width": obs.size[0], "height": obs.size[1],
+         "nbytes": len(obs.screenshot), "created_at": created} for sha, obs in frames.items()], schema=v2["frames"]),
+        mode="append")
+    write_deltalake(f"{path}/tables/steps", steps.cast(v2["steps"]), mode="append")
+    write_deltalake(f"{path}/tables/episodes", eps.cast(v2["episodes"]), mode="append")
+    if evals:
+        write_deltalake(f"{path}/tables/evals", pa.Table.from_pylist(list(evals), schema=v2["evals"]), mode="append")
+    S.write_marker(str(path), 2)
+
+
+def test_migrate_upgrades_a_v2_lake_to_instances_suites_and_task_sets(tmp_path):
+    path = tmp_path / "lake"
+    eps = [episode(0, meta={"instance": "a" * 32}), episode(1)]
+    row = {"eval_id": "E2", "policy": "oracle", "status": "ok", "episodes": 2, "successes": 2, "created_at": S.now()}
+    write_v2_lake(path, eps, [row])
+    lake = Lake.open(str(path))
+    assert lake.read_only and lake.schema_version == 2
+    assert lake.sql("SELECT count(*) AS n FROM tasksets").to_pylist() == [{"n": 0}]
+    report = migrate.migrate(str(path))
+    assert (report.from_version, report.to_version) == (2, S.SCHEMA_VERSION)
+    assert any(step.startswith("tasksets") for step in report.steps), report.steps
+    lake = Lake.open(str(path))
+    assert not lake.read_only
+    got = {r["episode_id"]: r for r in lake.sql("SELECT episode_id, instance FROM episodes").to_pylist()}
+    assert set(got) == {e.episode_id for e in eps} and all(r["instance"] is None for r in got.values())
+    assert lake.sql("SELECT eval_id, suite, overlap FROM evals").to_pylist() == [
+        {"eval_id": "E2", "suite": None, "overlap": None}]
+    new = episode(9, meta={"instance": "b" * 32})
+    assert lake.write_episodes([new]).written == 1
+    assert lake.sql("SELECT instance FROM episodes WHERE episode_id = ?", [new.episode_id]).to_pylist() == [
+        {"instance": "b" * 32}]
+    assert lake.episode(eps[0].episode_id) == eps[0]
