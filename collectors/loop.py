@@ -87,6 +87,7 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
         if verifiable:
             phone.reset(seed)
             task.initialize_task(phone)
+            extra["instance"] = task.fingerprint(phone)  # the instance's identity by content, not by seed
         elif remote and phone.runs_tasks():
             phone.start_task(task, seed)
         else:

@@ -20,7 +20,12 @@ from curation.workset import EpisodeRow, action_key
 
 
 def _task(e: EpisodeRow) -> str:
+    """What makes two episodes the same task: the instance's content fingerprint when the episode has one
+    (two worlds never merge, two seeds that generate the same instance do), else the template or instruction."""
     e = e.unredacted or e
+    instance = e.meta.get("instance") if isinstance(e.meta, dict) else None
+    if isinstance(instance, str) and instance:
+        return f"instance:{instance}"
     return e.task or e.instruction.strip().lower()
 
 
@@ -34,8 +39,8 @@ def recorded_steps(e: EpisodeRow) -> list:
 
 
 def dedup_exact(ws: list[EpisodeRow], ctx: Context) -> list[EpisodeRow]:
-    """Drop episodes with the same task (or instruction) and the same action sequence
-    (as recorded, so it works before or after ``redact``)."""
+    """Drop episodes of the same task instance (its content fingerprint; else the same task or
+    instruction) with the same action sequence (as recorded, so it works before or after ``redact``)."""
     seen: set = set()
     out = []
     for e in ws:
