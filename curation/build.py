@@ -187,7 +187,10 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,
-                                                   "details": details, "unredacted_real_episodes": unscanned}))
+                                                   "details": details, "unredacted_real_episodes": unscanned,
+                                                   # what an evaluation must not overlap (datalake.tasksets)
+                                                   "instances": sorted({e.meta["instance"] for e in ws
+                                                                        if isinstance(e.meta.get("instance"), str)})}))
     return exports, fingerprint, counts
 
 

@@ -141,3 +141,159 @@ def _check_locale(locale: str) -> None:
         i18n.check(locale)
     except ValueError as exc:
         fail(str(exc))
+
+
+def _seed_range(text: str) -> list[int]:
+    """``0-19``, ``100-102,200`` or ``7`` -> a list of seeds."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        lo, sep, hi = part.partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            fail(f"bad seeds {text!r}: use N, A-B or a comma list of them (e.g. 0-19,100)")
+        seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(lo)])
+    if not seeds:
+        fail("--seeds names no seed")
+    return seeds
+
+
+@tasks_app.command("generate")
+def generate(
+    name: Annotated[str, typer.Option("--name", help="Task set name; each run writes its next version.")],
+    task: Annotated[str, typer.Option("--tasks", "-t", help="Task selector (default all).")] = "all",
+    seeds: Annotated[str, typer.Option("--seeds", help="Seeds: N, A-B or a comma list (e.g. 0-59).")] = "0-19",
+    locale: LocaleOpt = "en-US",
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes solving instances.")] = 1,
+    quick: Annotated[bool, typer.Option("--quick", help="Skip the wrong-ending checks (start 0 and oracle 1 "
+                                                        "only).")] = False,
+    lake: Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake folder or URI.")] = "./lake",
+    json_out: JsonOpt = False,
+) -> None:
+    """Sample instances (templates x seeds), solve each with its oracle, check the invariants
+    (start 0, oracle 1, every wrong ending < 1) and register the verified ones as the next
+    version of task set NAME in the lake's tasksets table. A template with a broken instance
+    registers none of them; the reasons are printed. Instances are kept once by fingerprint.
+
+    Example: phoneloop tasks generate --name world --seeds 0-59 --workers 2
+    Example: phoneloop tasks generate --name clock-zh --tasks app:clock --seeds 0-9 --locale zh-CN
+    """
+    from datalake import tasksets
+    from datalake.errors import LakeError
+    from datalake.lake import Lake
+    from mockphone.errors import UnknownTask
+    from mockphone.tasks import instances, registry
+    from phoneloop.cli_phones import episode_bars
+
+    try:
+        classes = registry.select(task)
+    except UnknownTask as exc:
+        fail(str(exc))
+    _check_locale(locale)
+    chosen = _seed_range(seeds)
+    with episode_bars() as bar:
+        update = bar(f"generate {name}", len(classes) * len(chosen))
+        kept, rejected, dupes = instances.generate(classes, chosen, locale, workers=workers,
+                                                   wrong_endings=not quick, progress=lambda d, t: update(d, 0.0))
+    broken = sorted({r.template for r in rejected})
+    for r in rejected[:20]:
+        err_console.print(f"[red]rejected[/red] {r.template} seed {r.seed}: {r.reason}")
+    try:
+        ref = tasksets.write(Lake.open(lake), name, "taskset", [i.to_row() for i in kept]) if kept else None
+    except LakeError as exc:
+        fail(str(exc))
+    summary = {"taskset": ref, "instances": len(kept), "templates": len({i.template for i in kept}),
+               "tried": len(classes) * len(chosen), "duplicates": dupes, "rejected": len(rejected),
+               "broken_templates": broken}
+    if json_out:
+        print_json(summary)
+    else:
+        console.print(f"{ref or 'nothing registered'}: {len(kept)} verified instance(s) of "
+                      f"{summary['templates']} template(s) from {summary['tried']} tried; {dupes} duplicate(s) "
+                      f"merged; {len(rejected)} rejected" + (f" (templates left out: {', '.join(broken)})"
+                                                               if broken else ""))
+    if not kept:
+        raise typer.Exit(1)
+
+
+@tasks_app.command("stats")
+def stats(
+    task: Annotated[str, typer.Option("--tasks", "-t", help="Task selector (default all).")] = "all",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds 0..N-1 per template.")] = 20,
+    minimum: Annotated[int, typer.Option("--min", help="Distinct episodes a template needs.")] = 10,
+    locale: LocaleOpt = "en-US",
+    json_out: JsonOpt = False,
+) -> None:
+    """Distinct episodes (instruction + oracle actions) and instances per template over seeds,
+    with totals per app, domain and category and the share of templates declared fixed.
+    Exits 1 when a template that is not declared fixed has fewer than --min distinct episodes.
+
+    Example: phoneloop tasks stats --seeds 20
+    Example: phoneloop tasks stats --tasks category:safety --json
+    """
+    from mockphone.errors import UnknownTask
+    from mockphone.tasks import instances, registry
+
+    try:
+        classes = registry.select(task)
+    except UnknownTask as exc:
+        fail(str(exc))
+    _check_locale(locale)
+    rows = instances.stats(classes, range(seeds), locale)
+    summary = instances.summarize(rows, minimum)
+    if json_out:
+        print_json({"templates": [r.__dict__ for r in rows], **summary})
+    else:
+        for r in rows:
+            mark = "fixed" if r.fixed else ("[red]LOW[/red]" if r.distinct_episodes < minimum else "")
+            console.print(f"{r.template:38} {r.app:9} {r.category:10} {r.distinct_episodes:3d} episodes "
+                          f"{r.distinct_instances:3d} instances {mark}")
+        for key in ("app", "domain", "category"):
+            console.print(f"by {key}: " + ", ".join(f"{k} {v['templates']} templates / {v['distinct']} episodes"
+                                                    for k, v in summary[f"by_{key}"].items()))
+        console.print(f"{summary['templates']} templates, {summary['distinct_episodes']} distinct episodes over "
+                      f"{seeds} seeds; fixed {len(summary['fixed'])} ({100 * summary['fixed_share']:.1f}%); "
+                      f"below {minimum}: {len(summary['below_minimum'])}")
+    if summary["below_minimum"] or any(r.errors for r in rows):
+        raise typer.Exit(1)
+
+
+@tasks_app.command("suites")
+def suites(
+    taskset: Annotated[str, typer.Option("--taskset", help="The task set the suites are drawn from (NAME[@vN]).")],
+    train: Annotated[str, typer.Option("--train", help="The training instances: a task set NAME[@vN].")],
+    prefix: Annotated[str, typer.Option("--prefix", help="Suite names are PREFIX + id, ood-template, ood-app.")] = "",
+    per_template: Annotated[int, typer.Option("--per-template", min=1, help="Most instances per template.")] = 3,
+    lake: Annotated[str, typer.Option("--lake", envvar="PHONELOOP_LAKE", help="Lake folder or URI.")] = "./lake",
+    json_out: JsonOpt = False,
+) -> None:
+    """Split a task set into the evaluation suites id (unseen instances of trained templates),
+    ood-template (templates never trained) and ood-app (apps never trained), disjoint from the
+    training instances by fingerprint and by episode; each is written as a versioned suite.
+
+    Example: phoneloop tasks suites --taskset world --train demo-train --prefix demo-
+    """
+    from datalake import tasksets
+    from datalake.errors import LakeError
+    from datalake.lake import Lake
+
+    try:
+        the_lake = Lake.open(lake)
+        source = tasksets.resolve(the_lake, taskset, "taskset")
+        rows = tasksets.read(the_lake, source, "taskset")
+        train_ref = tasksets.resolve(the_lake, train, "taskset")
+        split = tasksets.split_suites(rows, tasksets.read(the_lake, train_ref, "taskset"))
+        written = {}
+        for kind, members in split.items():
+            capped, count = [], {}
+            for r in members:
+                if count.get(r["template"], 0) < per_template:
+                    count[r["template"]] = count.get(r["template"], 0) + 1
+                    capped.append(r)
+            written[prefix + kind] = (tasksets.write(the_lake, prefix + kind, "suite", capped, parent=source)
+                                      if capped else None, len(capped))
+    except LakeError as exc:
+        fail(str(exc))
+    if json_out:
+        print_json({name: {"suite": ref, "instances": n} for name, (ref, n) in written.items()})
+    else:
+        for name, (ref, n) in written.items():
+            console.print(f"{name}: {ref or 'empty, not written'} ({n} instances, from {source}, none in {train_ref})")

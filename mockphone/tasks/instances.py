@@ -195,3 +195,48 @@ def summarize(rows: list[TemplateStats], minimum: int = 10) -> dict[str, Any]:
             "fixed": fixed, "fixed_share": len(fixed) / len(rows) if rows else 0.0,
             "below_minimum": below, "minimum": minimum,
             **{f"by_{k}": {name: dict(v) for name, v in sorted(d.items())} for k, d in by.items()}}
+
+
+def _solve_job(job: tuple[str, int, str, bool]) -> Instance | Rejected:
+    from mockphone.tasks import registry
+
+    name, seed, locale, wrong = job
+    return solve(registry.get(name), seed, locale, wrong_endings=wrong)
+
+
+def generate(classes: Iterable[type], seeds: Iterable[int], locale: str = i18n.DEFAULT, *, workers: int = 1,
+             wrong_endings: bool = True, progress: Any = None) -> tuple[list[Instance], list[Rejected], int]:
+    """Solve and verify every (template, seed); returns (distinct verified instances, rejected, duplicates).
+
+    A template with any rejected instance contributes none (its oracle or verifier is broken:
+    the set must not hold half of a template that cannot be trusted). Two seeds that
+    generate the same instance (equal fingerprints) are kept once; ``duplicates`` counts
+    the merged ones. ``workers`` > 1 solves in spawned processes.
+    """
+    jobs = [(cls.name(), int(s), locale, wrong_endings) for cls in classes for s in seeds]
+    results: list[Instance | Rejected] = []
+    if workers > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+            for result in pool.map(_solve_job, jobs, chunksize=8):
+                results.append(result)
+                if progress:
+                    progress(len(results), len(jobs))
+    else:
+        for job in jobs:
+            results.append(_solve_job(job))
+            if progress:
+                progress(len(results), len(jobs))
+    rejected = [r for r in results if isinstance(r, Rejected)]
+    broken = {r.template for r in rejected}
+    kept: dict[str, Instance] = {}
+    duplicates = 0
+    for r in results:
+        if isinstance(r, Instance) and r.template not in broken:
+            if r.fingerprint in kept:
+                duplicates += 1
+            else:
+                kept[r.fingerprint] = r
+    return list(kept.values()), rejected, duplicates
