@@ -32,7 +32,7 @@ ZH: dict[str, str] = {
     "ClockAddAlarm": "设一个 {hour:02d}:{minute:02d} 的闹钟。",
     "ClockAddLabeledAlarm": "新建一个 {hour:02d}:{minute:02d} 的闹钟，标签为“{label}”。",
     "ClockAnswerEarliest": "已开启的闹钟里最早的是几点？请按 HH:MM 回答。",
-    "ClockCancelTimer": "取消正在运行的计时器。",
+    "ClockCancelTimer": "取消正在运行的 {minutes} 分钟计时器。",
     "ClockDeleteAlarm": "删除 {time} 的闹钟。",
     "ClockDisableAlarm": "关闭 {time} 的闹钟。",
     "ClockStartTimer": "开始一个 {minutes} 分钟的计时器。",

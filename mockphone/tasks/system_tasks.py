@@ -92,15 +92,20 @@ class QuickSettingsAirplaneMode(Task):
 class ClockCancelTimer(Task):
     """Cancel a running timer."""
 
-    template = "Cancel the running timer."
+    template = "Cancel the {minutes}-minute timer that is running."
     app_names = ("clock",)
     complexity = 2.0
     allowed = ('clock.timer_end_s',)
-    schema = {}
+    schema = {"minutes": Param(int, min=1, max=120)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"minutes": rng.choice((rng.randint(2, 15), rng.randrange(20, 95, 5)))}
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("clock").state
-        state.timer_set_s, state.timer_end_s = 600, phone.system.clock_s + 600
+        state.timer_set_s = self.params["minutes"] * 60
+        state.timer_end_s = phone.system.clock_s + state.timer_set_s
 
     def check(self, phone: MockPhone) -> float:
         return float(phone.state("clock").timer_end_s is None)
