@@ -62,7 +62,7 @@ ZH: dict[str, str] = {
     "FilesCreateFolder": "在文件中新建一个名为 {folder} 的文件夹。",
     "FilesDelete": "删除文件 {name}。",
     "FilesEmptyFolder": "删除我的 {folder} 文件夹里的所有文件。",
-    "FilesMove": "把 {name} 从 Download 移动到 {folder}。",
+    "FilesMove": "把 {name} 从 {source} 移动到 {folder}。",
     "FilesRename": "把 {name} 重命名为 {new}。",
     "FoodOrderCheapestDish": "在超级应用的外卖小程序里，点 {restaurant} 最便宜的一道菜。",
     "FoodOrderDish": "在超级应用的外卖小程序里，从 {restaurant} 点 {qty} 份 {dish}。",
