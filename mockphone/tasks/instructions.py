@@ -150,16 +150,16 @@ ZH: dict[str, str] = {
     "SettingsScreenTimeout": "把屏幕超时设为{timeout_t}。",
     "SettingsWifiOff": "关闭 WLAN。",
     "SettingsWifiOn": "打开 WLAN。",
-    "ShopAddToCart": "把一个 {item} 加入我的商城购物车。",
+    "ShopAddToCart": "把 {item} 加入我的商城购物车。",
     "ShopAnswerPrice": "商城里的 {item} 多少钱？请回答价格。",
     "ShopAnswerTopRated": "商城里{category_t}类评分最高的商品是哪个？请回答商品名称。",
     "ShopBuyBestRatedUnder": "购买价格不超过 ${max_price}、评分最高的 {query}。",
     "ShopBuyItem": "在商城订购一个 {item}。",
-    "ShopBuyTwo": "在商城用一个订单订购两个 {item}。",
+    "ShopBuyTwo": "在商城用一个订单订购两件 {item}。",
     "ShopRemoveFromCart": "把 {item} 从我的商城购物车中移除，其他商品保留。",
     "ShopSearchPriceRange": "在商城中查找价格不超过 ${max_price} 的 {query}。",
     "ShopShipToAddress": "结算我的商城购物车，配送到“{address}”。",
-    "ShopSortCategory": "在商城中显示{category_t}类商品，按价格{order_t}排序。",
+    "ShopSortCategory": "在商城中显示{category_t}类商品，按“{order_t}”排序。",
 }
 
 CATALOGS = {"zh-CN": ZH}
