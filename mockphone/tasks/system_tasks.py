@@ -58,6 +58,9 @@ class NotificationsClearAll(Task):
     complexity = 2.0
     changes_state = False
     schema = {}
+    fixed = True
+    fixed_reason = ("one gesture and one button (the shade's Clear all): whatever notifications the phone shows, "
+                    "the instruction and the two actions are the same")
 
     def setup(self, phone: MockPhone) -> None:
         phone.nav.notify("com.phoneloop.mail", "New email", "Invoice #4521")
@@ -79,6 +82,9 @@ class QuickSettingsAirplaneMode(Task):
     complexity = 2.0
     allowed = ('system.settings[global/airplane_mode_on]',)
     schema = {}
+    fixed = True
+    fixed_reason = ("the instruction names the path (quick settings, then close the shade): one tile, "
+                    "no value to vary; the parametric airplane-mode tasks are SettingsAirplaneModeOn/Off")
 
     def check(self, phone: MockPhone) -> float:
         return fraction(phone.system_state().flag("global/airplane_mode_on"), phone.nav.overlay is None)
