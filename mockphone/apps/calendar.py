@@ -12,11 +12,6 @@ from mockphone.apps.base import App
 from mockphone.system import EPOCH
 from mockphone.widgets import Page, View
 
-TITLES = ("Dentist", "Team sync", "Yoga class", "Parent-teacher meeting", "Car service", "Dinner with Sam",
-          "Project review", "Haircut")
-PLACES = ("Room 4B", "Downtown clinic", "Online", "Community center", "Main street garage", "")
-
-
 @dataclass
 class Event:
     title: str
@@ -57,12 +52,12 @@ class CalendarApp(App):
     color = "#1a73e8"
 
     def initial_state(self, rng: random.Random) -> CalendarState:
-        events = []
-        for title in rng.sample(TITLES, 5):
-            day = EPOCH.date() + dt.timedelta(days=rng.randint(0, 12))
-            events.append(Event(title, day.isoformat(), f"{rng.randint(8, 18):02d}:{rng.choice((0, 30)):02d}",
-                                rng.choice(PLACES)))
-        return CalendarState(events)
+        """The seed's five events from the world (``mockphone.world.organiser``), in the phone's language."""
+        from mockphone import world
+
+        seeded = getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)
+        return CalendarState([Event(e.title, (EPOCH.date() + dt.timedelta(days=e.day)).isoformat(), e.time, e.location)
+                              for e in seeded.calendar])
 
     def _when(self, e: Event) -> str:
         """The event's day and time as the locale writes them ("Tue, Mar 3 · 10:00", "3月3日 周二 · 10:00")."""

@@ -43,7 +43,12 @@ class FilesApp(App):
     color = "#00796b"
 
     def initial_state(self, rng: random.Random) -> FilesState:
+        """The files every phone has (``NAMES``) and the seed's own extra files (``mockphone.world.organiser``)."""
+        from mockphone import world
+
+        seeded = getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)
         files = [FileEntry(n, folder, rng.randint(12, 9000)) for folder, names in NAMES.items() for n in names]
+        files += [FileEntry(f.name, f.folder, f.size_kb) for f in seeded.files]
         return FilesState(files=files)
 
     def page_main(self, page: Page) -> View:

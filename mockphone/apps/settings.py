@@ -13,6 +13,7 @@ from mockphone import widgets as ui
 from mockphone.apps.base import App
 from mockphone.widgets import Page, View
 
+FONT_SIZES = (("Small", "0.85"), ("Default", "1.0"), ("Large", "1.15"), ("Largest", "1.3"))
 TIMEOUTS = (("15 seconds", "15000"), ("30 seconds", "30000"), ("1 minute", "60000"), ("2 minutes", "120000"),
             ("5 minutes", "300000"), ("10 minutes", "600000"))
 SOUND_MODES = ("normal", "vibrate", "silent")
@@ -22,6 +23,10 @@ SOUND_MODES = ("normal", "vibrate", "silent")
 class SettingsState:
     device_name: str = "Pixel 8"
     paired_devices: list[str] = field(default_factory=list)
+    wifi_networks: list[str] = field(default_factory=list)  # in range, in the order the list shows them
+    wifi_network: str = ""  # the network Wi-Fi joins when on ("" = none)
+    data_used_gb: str = "0.0"  # this month's mobile data
+    data_plan_gb: int = 10
 
 
 class SettingsApp(App):
@@ -31,8 +36,12 @@ class SettingsApp(App):
     color = "#1a73e8"
 
     def initial_state(self, rng: random.Random) -> SettingsState:
-        return SettingsState(paired_devices=sorted(rng.sample(["Car audio", "Pixel Buds", "Sony WH-1000XM5",
-                                                               "Galaxy Watch", "JBL Flip 6"], 2)))
+        """The seed's networks, paired devices and data plan (``mockphone.world.devices``)."""
+        from mockphone import world
+
+        d = (getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)).device
+        return SettingsState(paired_devices=list(d.paired), wifi_networks=list(d.networks), wifi_network=d.networks[0],
+                             data_used_gb=d.data_used_gb, data_plan_gb=d.data_plan_gb)
 
     def _flag(self, key: str) -> bool:
         return self.phone.system.flag(key)
@@ -50,13 +59,25 @@ class SettingsApp(App):
         return View("Settings", body=body)
 
     def page_network(self, page: Page) -> View:
-        return View("Network & internet", up=True, body=(
-            ui.toggle("Wi-Fi", self._flag("global/wifi_on"), self._put("global/wifi_on"), rid="wifi"),
+        wifi = self._flag("global/wifi_on")
+        st = self.state
+        joined = f"Connected to {st.wifi_network}" if wifi and st.wifi_network else ("Not connected" if wifi else "")
+        body = [
+            ui.toggle("Wi-Fi", wifi, self._put("global/wifi_on"), rid="wifi", subtitle=joined),
             ui.toggle("Mobile data", self._flag("global/mobile_data"), self._put("global/mobile_data"),
-                      rid="mobile_data"),
+                      rid="mobile_data", subtitle=f"{st.data_used_gb} GB of {st.data_plan_gb} GB used"),
             ui.toggle("Airplane mode", self._flag("global/airplane_mode_on"), self._put("global/airplane_mode_on"),
                       rid="airplane"),
-        ))
+        ]
+        if wifi:
+            body.append(ui.text("Available networks", style="caption", copyable=False))
+            body.extend(ui.item(name, "Connected" if name == st.wifi_network else "Saved", rid="wifi_network",
+                                on_tap=(lambda n=name: self._join(n))) for name in st.wifi_networks)
+        return View("Network & internet", up=True, body=tuple(body))
+
+    def _join(self, name: str) -> None:
+        self.state.wifi_network = name
+        self.toast(f"Connected to {name}")
 
     def page_connected(self, page: Page) -> View:
         on = self._flag("global/bluetooth_on")
@@ -80,11 +101,19 @@ class SettingsApp(App):
             ui.slider("Brightness", int(s.setting("system/screen_brightness") or 0), 0, 255,
                       self._put("system/screen_brightness"), rid="brightness", step=1),
             ui.item("Screen timeout", timeout, on_tap=lambda: self.push("timeout"), rid="screen_timeout"),
-            ui.item("Font size", "Default" if s.setting("system/font_scale") == "1.0" else "Large",
-                    on_tap=lambda: self.phone.put_setting(
-                        "system/font_scale", "1.3" if s.setting("system/font_scale") == "1.0" else "1.0"),
-                    rid="font_size"),
+            ui.item("Font size", next((label for label, v in FONT_SIZES if v == s.setting("system/font_scale")),
+                                      "Custom"), on_tap=lambda: self.push("font"), rid="font_size"),
         ))
+
+    def page_font(self, page: Page) -> View:
+        current = self.phone.system.setting("system/font_scale")
+        return View("Font size", up=True, body=tuple(
+            ui.checkbox(label, value == current, (lambda v, value=value: self._set_font(value)), rid="font_option")
+            for label, value in FONT_SIZES))
+
+    def _set_font(self, value: str) -> None:
+        self.phone.put_setting("system/font_scale", value)
+        self.back()
 
     def page_timeout(self, page: Page) -> View:
         current = self.phone.system.setting("system/screen_off_timeout")

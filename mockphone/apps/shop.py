@@ -82,8 +82,11 @@ class ShopApp(App):
     color = "#c5221f"
 
     def initial_state(self, rng: random.Random) -> ShopState:
-        products = [Product(i, n, c, p, round(rng.uniform(3.0, 5.0), 1)) for i, (n, c, p) in enumerate(data.PRODUCTS)]
-        return ShopState(products=products)
+        """The catalogue at the seed's prices and ratings (``mockphone.world.shop``)."""
+        from mockphone import world
+
+        seeded = getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)
+        return ShopState(products=[Product(i, p.name, p.category, p.price, p.rating) for i, p in enumerate(seeded.shop)])
 
     def _cart_action(self) -> ui.Widget:
         count = sum(self.state.cart.values())

@@ -67,6 +67,9 @@ class SuperAppState:
     basket: dict[str, int] = field(default_factory=dict)  # dish -> qty (one restaurant at a time)
     basket_restaurant: str = ""
     food_orders: list[FoodOrder] = field(default_factory=list)
+    # restaurant -> [(dish, price in ¥)] in menu order: the dishes are data.RESTAURANTS', the prices the seed's
+    menus: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: {k: list(v) for k, v in
+                                                                             data.RESTAURANTS.items()})
 
     def hotel_results(self) -> list[Hotel]:
         s = self.hotel_search
@@ -84,7 +87,11 @@ class SuperApp(App):
     color = "#07c160"
 
     def initial_state(self, rng: random.Random) -> SuperAppState:
-        return SuperAppState(hotels=[Hotel(*h) for h in data.hotels(rng)])
+        from mockphone import world
+
+        seeded = getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)
+        return SuperAppState(hotels=[Hotel(*h) for h in data.hotels(rng)],
+                             menus={name: list(menu) for name, menu in seeded.food})
 
     def activity(self, page: Page) -> str:
         if page.name == "chat":
@@ -226,13 +233,13 @@ class SuperApp(App):
     def page_food_home(self, page: Page) -> View:
         rows = [ui.item(name, f"{len(menu)} dishes · from ¥{min(p for _, p in menu)}", rid="restaurant_row",
                         on_tap=(lambda n=name: self.push("food_menu", restaurant=n)))
-                for name, menu in data.RESTAURANTS.items()]
+                for name, menu in self.state.menus.items()]
         return View("Food delivery", up=True, body=tuple(rows))
 
     def page_food_menu(self, page: Page) -> View:
         name = page.args["restaurant"]
         rows = []
-        for dish, price in data.RESTAURANTS[name]:
+        for dish, price in self.state.menus[name]:
             qty = self.state.basket.get(dish, 0) if self.state.basket_restaurant == name else 0
             rows.append(ui.item(dish, f"¥{price}", rid="dish_row", trailing=f"×{qty}" if qty else ""))
             rows.append(ui.button(f"Add {dish}", (lambda d=dish: self._add(name, d)), rid="add_dish", style="outline"))
@@ -247,7 +254,7 @@ class SuperApp(App):
         self.state.basket[dish] = self.state.basket.get(dish, 0) + 1
 
     def _basket_total(self) -> int:
-        prices = dict(data.RESTAURANTS.get(self.state.basket_restaurant, ()))
+        prices = dict(self.state.menus.get(self.state.basket_restaurant, ()))
         return sum(prices[d] * q for d, q in self.state.basket.items())
 
     def page_food_basket(self, page: Page) -> View:

@@ -8,6 +8,7 @@ from datalake.types import Action
 
 from mockphone.apps.clock import Alarm
 from mockphone.apps.notes import Note
+from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 
@@ -16,6 +17,46 @@ if TYPE_CHECKING:
     from mockphone.tasks.oracle import UI
 
 TITLES = ("Shopping list", "Project plan", "Packing list", "Call log")
+# titles of notes the delete / rename tasks plant (none is one of the Notes app's own seeded titles)
+NOTE_TITLES = ("Shopping list", "Project plan", "Packing list", "Call log", "Birthday plans", "Car insurance",
+               "Garden to-do", "Wi-Fi passwords", "Movie list", "Dentist questions", "Weekend chores",
+               "Podcast ideas", "Holiday budget", "Plant care", "Moving checklist", "Team lunch",
+               "Bike repair", "Language practice", "Tax documents", "Wedding gifts")
+NOTE_TITLES_ZH = ("购物清单", "项目计划", "行李清单", "通话记录", "生日安排", "车险", "花园待办", "无线密码", "电影清单",
+                  "看牙问题", "周末家务", "播客点子", "假期预算", "养花笔记", "搬家清单", "团队午餐", "修自行车",
+                  "外语练习", "报税材料", "婚礼礼物")
+DRAFT_TITLES = ("Draft", "Untitled", "New note", "Quick note", "Scratch", "To sort", "Temp", "Untitled 2")
+DRAFT_TITLES_ZH = ("草稿", "未命名", "新笔记", "随手记", "草稿纸", "待整理", "临时", "未命名 2")
+
+
+def _world(world):
+    from mockphone import world as worlds
+
+    return world if world is not None else worlds.generate(0)
+
+
+def _note_titles(world) -> tuple[str, ...]:
+    return NOTE_TITLES_ZH if _world(world).zh else NOTE_TITLES
+
+
+def _note_count(start: dict) -> int:
+    return sum(1 for k in start if k.startswith("notes.notes[") and k.endswith("].title"))
+
+
+def _alarm_count(start: dict) -> int:
+    return sum(1 for k in start if k.startswith("clock.alarms[") and k.endswith("].hour"))
+
+
+def _alarm_time(rng) -> str:
+    return f"{rng.randint(5, 22):02d}:{rng.randrange(0, 60, 5):02d}"
+
+
+def _plant_alarm(phone, time: str, enabled: bool = True) -> None:
+    """The phone's own alarms, with one alarm at ``time`` (replacing any there): the task's target."""
+    hour, minute = map(int, time.split(":"))
+    state = phone.app("clock").state
+    state.alarms = sorted([a for a in state.alarms if a.time != time] + [Alarm(hour, minute, enabled=enabled)],
+                          key=lambda a: (a.hour, a.minute))
 BODIES = ("Buy batteries and tape", "Draft the budget by Friday", "Passport, charger, socks", "Call the landlord at 5")
 
 
@@ -74,14 +115,21 @@ class NotesDelete(Task):
     app_names = ("notes",)
     complexity = 2.0
     allowed = ('notes.notes[{title}].*',)
-    schema = {"title": Param(str, choices=TITLES)}
+    schema = {"title": Param(str), "position": Param(int, min=0, max=5)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"title": rng.choice(_note_titles(world)), "position": rng.randint(0, 5)}
 
     def setup(self, phone: MockPhone) -> None:
-        phone.app("notes").state.notes.insert(2, Note(self.params["title"], "Old content"))
+        notes = phone.app("notes").state.notes
+        notes[:] = [n for n in notes if n.title != self.params["title"]]
+        notes.insert(min(self.params["position"], len(notes)), Note(self.params["title"], "Old content"))
 
     def check(self, phone: MockPhone) -> float:
         notes = phone.state("notes").notes
-        return float(all(n.title != self.params["title"] for n in notes) and len(notes) == 5)
+        return float(all(n.title != self.params["title"] for n in notes)
+                     and len(notes) == _note_count(self.start_state(phone)) - 1)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("notes")
@@ -96,10 +144,17 @@ class NotesRename(Task):
     app_names = ("notes",)
     complexity = 3.0
     allowed = ('notes.notes[{old}].*', 'notes.notes[{new}].*')
-    schema = {"old": Param(str, choices=("Draft", "Untitled")), "new": Param(str, choices=TITLES)}
+    schema = {"old": Param(str), "new": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"old": rng.choice(DRAFT_TITLES_ZH if _world(world).zh else DRAFT_TITLES),
+                "new": rng.choice(_note_titles(world))}
 
     def setup(self, phone: MockPhone) -> None:
-        phone.app("notes").state.notes.insert(0, Note(self.params["old"], "Keep this text"))
+        notes = phone.app("notes").state.notes
+        notes[:] = [n for n in notes if n.title not in (self.params["old"], self.params["new"])]
+        notes.insert(0, Note(self.params["old"], "Keep this text"))
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("notes")
@@ -191,15 +246,21 @@ class ClockDisableAlarm(Task):
     app_names = ("clock",)
     complexity = 2.0
     allowed = ('clock.alarms[{time}].enabled',)
-    schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
+    schema = {"time": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"time": _alarm_time(rng)}
 
     def setup(self, phone: MockPhone) -> None:
-        state = phone.app("clock").state
-        state.alarms = [Alarm(6, 45), Alarm(7, 10), Alarm(8, 20)]
+        _plant_alarm(phone, self.params["time"])
 
     def check(self, phone: MockPhone) -> float:
-        alarms = phone.state("clock").alarms
-        return float(all(a.enabled == (a.time != self.params["time"]) for a in alarms) and len(alarms) == 3)
+        # the others keep their state (the collateral-damage check), this one is off, none deleted
+        state = phone.state("clock")
+        alarm = state.find(self.params["time"])
+        return float(alarm is not None and not alarm.enabled
+                     and len(state.alarms) == _alarm_count(self.start_state(phone)))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("clock")
@@ -213,14 +274,18 @@ class ClockDeleteAlarm(Task):
     app_names = ("clock",)
     complexity = 2.0
     allowed = ('clock.alarms[{time}].*',)
-    schema = {"time": Param(str, choices=("06:45", "07:10", "08:20"))}
+    schema = {"time": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"time": _alarm_time(rng)}
 
     def setup(self, phone: MockPhone) -> None:
-        phone.app("clock").state.alarms = [Alarm(6, 45), Alarm(7, 10), Alarm(8, 20)]
+        _plant_alarm(phone, self.params["time"], enabled=True)
 
     def check(self, phone: MockPhone) -> float:
         times = [a.time for a in phone.state("clock").alarms]
-        return float(self.params["time"] not in times and len(times) == 2)
+        return float(self.params["time"] not in times and len(times) == _alarm_count(self.start_state(phone)) - 1)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("clock")
@@ -234,11 +299,32 @@ class ClockAnswerEarliest(Task):
     app_names = ("clock",)
     complexity = 2.0
     changes_state = False
-    schema = {}
+    # the answer the planted alarms give: an earlier alarm that is off, the earliest one on, later ones
+    schema = {"earliest": Param(str), "off_before": Param(str), "later": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        hour = rng.randint(5, 9)
+        earliest = f"{hour:02d}:{rng.randrange(5, 60, 5):02d}"
+        off_before = f"{rng.randint(4, hour - 1) if hour > 4 else 4:02d}:{rng.randrange(0, 60, 5):02d}"
+        later = ",".join(f"{h:02d}:{rng.randrange(0, 60, 5):02d}" for h in sorted(rng.sample(range(hour + 1, 23), 2)))
+        return {"earliest": earliest, "off_before": off_before, "later": later}
+
+    @classmethod
+    def validate(cls, params):
+        super().validate(params)
+        times = [params["off_before"], params["earliest"], *params["later"].split(",")]
+        try:
+            parsed = [tuple(map(int, t.split(":"))) for t in times]
+        except ValueError:
+            raise InvalidTaskParams(f"{cls.name()}: times must be HH:MM, got {times}") from None
+        if not all(0 <= h < 24 and 0 <= m < 60 for h, m in parsed) or parsed != sorted(set(parsed)):
+            raise InvalidTaskParams(f"{cls.name()}: need off_before < earliest < later times, got {times}")
 
     def setup(self, phone: MockPhone) -> None:
-        phone.app("clock").state.alarms = [Alarm(5, 30, enabled=False), Alarm(6 + phone.seed % 3, 45),
-                                           Alarm(9, 0)]
+        times = [self.params["off_before"], self.params["earliest"], *self.params["later"].split(",")]
+        phone.app("clock").state.alarms = [Alarm(*map(int, t.split(":")), enabled=i != 0)
+                                           for i, t in enumerate(times)]
 
     def check(self, phone: MockPhone) -> float:
         first = min((a for a in phone.state("clock").alarms if a.enabled), key=lambda a: (a.hour, a.minute))
@@ -261,7 +347,11 @@ class ClockStartTimer(Task):
     app_names = ("clock",)
     complexity = 3.0
     allowed = ('clock.timer_end_s', 'clock.timer_set_s')
-    schema = {"minutes": Param(int, choices=(3, 5, 10, 25), min=1, max=120)}
+    schema = {"minutes": Param(int, min=1, max=120)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"minutes": rng.choice((rng.randint(1, 15), rng.randrange(20, 95, 5)))}
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("clock")

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.calendar import Event
-from mockphone.apps.files import NAMES
-from mockphone.errors import OracleFailed
+from mockphone.apps.files import FOLDERS, NAMES
+from mockphone.errors import InvalidTaskParams, OracleFailed
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 
@@ -167,6 +167,40 @@ class CalendarAnswerPlace(Task):
 
 
 FILES = ("resume.pdf", "lease_2026.pdf", "boarding_pass.pdf", "menu.pdf", "IMG_2031.jpg")
+NEW_FOLDERS = ("Receipts", "Travel 2026", "Scans", "Taxes", "Kids", "Recipes", "Work projects", "Screenshots 2026",
+               "Warranty cards", "Old phone backup", "House", "Car", "Medical", "Wallpapers", "Podcasts",
+               "Contracts", "Invoices 2026", "Vacation photos", "School", "Tickets")
+NEW_FOLDERS_ZH = ("收据", "2026旅行", "扫描件", "报税", "孩子", "菜谱", "工作项目", "2026截图", "保修卡", "旧手机备份",
+                  "房子", "车辆", "病历", "壁纸", "播客", "合同", "2026发票", "度假照片", "学校", "票据")
+RENAME_TAGS = ("old", "copy", "final", "backup", "signed", "v2", "archived", "2025", "shared", "draft")
+
+
+def _world(world):
+    from mockphone import world as worlds
+
+    return world if world is not None else worlds.generate(0)
+
+
+def _world_files(world) -> list[tuple[str, str]]:
+    """(name, folder) of every file a phone of ``world`` starts with (the fixed ones and the seed's own)."""
+    return [(n, folder) for folder, names in NAMES.items() for n in names] + [(f.name, f.folder)
+                                                                              for f in _world(world).files]
+
+
+def _ensure_file(phone: MockPhone, name: str, folder: str | None = None) -> None:
+    """Make sure ``name`` exists (planted in ``folder``, or Documents, when this phone lacks it; moved to ``folder``)."""
+    from mockphone.apps.files import FileEntry
+
+    state = phone.app("files").state
+    entry = state.find(name)
+    if entry is None:
+        state.files.append(FileEntry(name, folder or "Documents", 40 + sum(map(ord, name)) % 4000))
+    elif folder is not None:
+        entry.folder = folder
+
+
+def _file_count(start: dict) -> int:
+    return sum(1 for k in start if k.startswith("files.files[") and k.endswith("].name"))
 
 
 def _open_file(ui: UI, name: str) -> Iterator[Action]:
@@ -189,11 +223,19 @@ class FilesDelete(Task):
     app_names = ("files",)
     complexity = 4.0
     allowed = ('files.files[{name}].*',)
-    schema = {"name": Param(str, choices=FILES)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"name": rng.choice(_world_files(world))[0]}
+
+    def setup(self, phone: MockPhone) -> None:
+        _ensure_file(phone, self.params["name"])
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("files")
-        return float(state.find(self.params["name"]) is None and len(state.files) == 16)
+        return float(state.find(self.params["name"]) is None
+                     and len(state.files) == _file_count(self.start_state(phone)) - 1)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from _open_file(ui, self.params["name"])
@@ -208,7 +250,24 @@ class FilesRename(Task):
     app_names = ("files",)
     complexity = 4.0
     allowed = ('files.files[{name}].*', 'files.files[{new}].*')
-    schema = {"name": Param(str, choices=FILES), "new": Param(str, choices=("old_copy.pdf", "keep_this.pdf"))}
+    schema = {"name": Param(str), "new": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        name = rng.choice(_world_files(world))[0]
+        stem, ext = name.rsplit(".", 1)
+        return {"name": name, "new": f"{stem}_{rng.choice(RENAME_TAGS)}.{ext}"}
+
+    @classmethod
+    def validate(cls, params):
+        super().validate(params)
+        if params["new"] == params["name"] or "/" in params["new"]:
+            raise InvalidTaskParams(f"{cls.name()}: the new name must be a different plain file name")
+
+    def setup(self, phone: MockPhone) -> None:
+        _ensure_file(phone, self.params["name"])
+        state = phone.app("files").state
+        state.files = [f for f in state.files if f.name != self.params["new"]]
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("files")
@@ -224,12 +283,25 @@ class FilesRename(Task):
 class FilesMove(Task):
     """Move a file from Download to another folder."""
 
-    template = "Move {name} from Download to {folder}."
+    template = "Move {name} from {source} to {folder}."
     app_names = ("files",)
     complexity = 4.0
     allowed = ('files.files[{name}].folder',)
-    schema = {"name": Param(str, choices=("boarding_pass.pdf", "menu.pdf", "invoice_4521.pdf")),
-              "folder": Param(str, choices=("Documents", "Pictures"))}
+    schema = {"name": Param(str), "source": Param(str, choices=FOLDERS), "folder": Param(str, choices=FOLDERS)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        name, source = rng.choice(_world_files(world))
+        return {"name": name, "source": source, "folder": rng.choice([f for f in FOLDERS if f != source])}
+
+    @classmethod
+    def validate(cls, params):
+        super().validate(params)
+        if params["source"] == params["folder"]:
+            raise InvalidTaskParams(f"{cls.name()}: the file must move to another folder")
+
+    def setup(self, phone: MockPhone) -> None:
+        _ensure_file(phone, self.params["name"], self.params["source"])
 
     def check(self, phone: MockPhone) -> float:
         f = phone.state("files").find(self.params["name"])
@@ -247,17 +319,22 @@ class FilesEmptyFolder(Task):
     template = "Delete all the files in my {folder} folder."
     app_names = ("files",)
     complexity = 8.0
-    schema = {"folder": Param(str, choices=("Music", "Pictures"))}
+    schema = {"folder": Param(str, choices=FOLDERS)}
 
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"files.files[{k}].*" for k in statediff.keys_where(start, "files.files", "folder", self.params["folder"])]
 
     def check(self, phone: MockPhone) -> float:
+        # the folder's files at the start (the phone's own and the seed's): each one gone scores; others all stay
+        start = self.start_state(phone)
         state = phone.state("files")
-        gone = [state.find(n) is None for n in NAMES[self.params["folder"]]]
-        others = all(state.find(n) is not None for f, names in NAMES.items() if f != self.params["folder"]
-                     for n in names)
-        return fraction(*gone) if others else 0.0
+        inside = statediff.keys_where(start, "files.files", "folder", self.params["folder"])
+        every = [p[len("files.files["):-len("].name")] for p in start if p.startswith("files.files[")
+                 and p.endswith("].name")]
+        outside = [k for k in every if k not in inside]
+        gone = [state.find(n) is None for n in inside]
+        others = all(state.find(n) is not None for n in outside)
+        return fraction(*gone) if others and inside else 0.0
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("files")
@@ -276,7 +353,17 @@ class FilesCreateFolder(Task):
     app_names = ("files",)
     complexity = 3.0
     allowed = ('files.folders',)
-    schema = {"folder": Param(str, choices=("Receipts", "Travel 2026", "Scans"))}
+    schema = {"folder": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"folder": rng.choice(NEW_FOLDERS_ZH if _world(world).zh else NEW_FOLDERS)}
+
+    @classmethod
+    def validate(cls, params):
+        super().validate(params)
+        if params["folder"] in FOLDERS or "/" in params["folder"]:
+            raise InvalidTaskParams(f"{cls.name()}: {params['folder']!r} is not a new folder name")
 
     def check(self, phone: MockPhone) -> float:
         # exactly this one folder more than at the start: an extra folder is collateral damage too

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
+from mockphone.apps.shop import CATEGORIES
+from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 
@@ -15,6 +17,24 @@ if TYPE_CHECKING:
 QUERIES = ("headphones", "earbuds", "speaker")
 ITEMS = ("Yoga Mat", "Desk Lamp", "Backpack", "USB-C Charger", "French Press")
 ADDRESSES = ("8 Elm Street", "221B Baker Street", "1 Infinite Loop")
+CATEGORY_SORTS = ("Price: low to high", "Price: high to low", "Rating")
+
+
+def _world(world):
+    from mockphone import world as worlds
+
+    return world if world is not None else worlds.generate(0)
+
+
+def _catalogue() -> tuple[str, ...]:
+    """Every product name the Shop sells (on every seed; the prices are the seed's)."""
+    from mockphone.apps import data
+
+    return tuple(name for name, _, _ in data.PRODUCTS)
+
+
+def _item_param(doc: str = "") -> Param:
+    return Param(str, choices=_catalogue(), doc=doc)
 
 
 def _search(ui: UI, query: str) -> Iterator[Action]:
@@ -48,7 +68,11 @@ class ShopSearchPriceRange(Task):
     app_names = ("shop",)
     complexity = 4.0
     changes_state = False
-    schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, choices=(50, 70, 100), min=1, max=1000)}
+    schema = {"query": Param(str, choices=QUERIES), "max_price": Param(int, min=1, max=1000)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"query": rng.choice(QUERIES), "max_price": rng.randrange(30, 160, 5)}
 
     def check(self, phone: MockPhone) -> float:
         s = phone.state("shop").search
@@ -93,32 +117,31 @@ class ShopBuyBestRatedUnder(Task):
 class ShopSortCategory(Task):
     """Open a category and sort it by price."""
 
-    template = "Show {category} products in Shop sorted by price, {order}."
+    template = "Show {category} products in Shop, sorted by \"{order}\"."
     app_names = ("shop",)
     complexity = 3.0
     changes_state = False
-    schema = {"category": Param(str, choices=("audio", "sports", "home", "travel")),
-              "order": Param(str, choices=("low to high", "high to low"))}
+    schema = {"category": Param(str, choices=CATEGORIES), "order": Param(str, choices=CATEGORY_SORTS)}
 
     def check(self, phone: MockPhone) -> float:
         s = phone.state("shop").search
         return fraction(s is not None and s.category == self.params["category"],
-                        s is not None and s.sort == f"Price: {self.params['order']}")
+                        s is not None and s.sort == self.params["order"])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("shop")
         yield from ui.tap(rid=f"cat_{self.params['category']}")
         yield from ui.tap(rid="sort")
-        yield from ui.tap(text=f"Price: {self.params['order']}")
+        yield from ui.tap(text=self.params["order"])
 
 
 class ShopAddToCart(Task):
     """Put one product in the cart (no order)."""
 
-    template = "Add a {item} to my Shop cart."
+    template = "Add the {item} to my Shop cart."
     app_names = ("shop",)
     complexity = 3.0
-    schema = {"item": Param(str, choices=ITEMS)}
+    schema = {"item": _item_param()}
 
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"shop.cart[{k}]" for k in statediff.keys_where(start, "shop.products", "name", self.params["item"])]
@@ -140,7 +163,7 @@ class ShopBuyItem(Task):
     app_names = ("shop",)
     complexity = 6.0
     allowed = ('shop.orders[+1]*', 'shop.cart[*]')
-    schema = {"item": Param(str, choices=ITEMS)}
+    schema = {"item": _item_param()}
 
     def check(self, phone: MockPhone) -> float:
         orders = phone.state("shop").orders
@@ -155,11 +178,11 @@ class ShopBuyItem(Task):
 class ShopBuyTwo(Task):
     """Order a quantity of two of one product."""
 
-    template = "Order two {item}s from Shop in a single order."
+    template = "Order two of the {item} from Shop in a single order."
     app_names = ("shop",)
     complexity = 6.0
     allowed = ('shop.orders[+1]*', 'shop.cart[*]')
-    schema = {"item": Param(str, choices=ITEMS)}
+    schema = {"item": _item_param()}
 
     def check(self, phone: MockPhone) -> float:
         orders = phone.state("shop").orders
@@ -178,19 +201,31 @@ class ShopRemoveFromCart(Task):
     template = "Remove the {item} from my Shop cart but keep everything else."
     app_names = ("shop",)
     complexity = 3.0
-    schema = {"item": Param(str, choices=ITEMS[:3])}
+    schema = {"item": _item_param(), "keep": _item_param("the other product in the cart, which must stay")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        item, keep = rng.sample(_catalogue(), 2)
+        return {"item": item, "keep": keep}
+
+    @classmethod
+    def validate(cls, params):
+        super().validate(params)
+        if params["item"] == params["keep"]:
+            raise InvalidTaskParams(f"{cls.name()}: the product to keep must be another one")
 
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"shop.cart[{k}]" for k in statediff.keys_where(start, "shop.products", "name", self.params["item"])]
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("shop").state
-        state.cart = {state.product(self.params["item"]).pid: 1, state.product("Water Bottle").pid: 1}
+        pids = sorted(state.product(self.params[k]).pid for k in ("item", "keep"))  # in catalogue order
+        state.cart = {pid: 1 for pid in pids}
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("shop")
         return fraction(state.product(self.params["item"]).pid not in state.cart,
-                        state.product("Water Bottle").pid in state.cart)
+                        state.product(self.params["keep"]).pid in state.cart)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("shop")
@@ -205,11 +240,15 @@ class ShopShipToAddress(Task):
     app_names = ("shop",)
     complexity = 5.0
     allowed = ('shop.orders[+1]*', 'shop.cart[*]')
-    schema = {"address": Param(str, choices=ADDRESSES)}
+    schema = {"address": Param(str), "item": _item_param("what the cart holds")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"address": rng.choice(_world(world).addresses), "item": rng.choice(_catalogue())}
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("shop").state
-        state.cart = {state.product("Desk Lamp").pid: 1}
+        state.cart = {state.product(self.params["item"]).pid: 1}
 
     def check(self, phone: MockPhone) -> float:
         orders = phone.state("shop").orders
@@ -255,7 +294,7 @@ class ShopAnswerPrice(Task):
     app_names = ("shop",)
     complexity = 2.0
     changes_state = False
-    schema = {"item": Param(str, choices=ITEMS)}
+    schema = {"item": _item_param()}
 
     def check(self, phone: MockPhone) -> float:
         price = phone.state("shop").product(self.params["item"]).price

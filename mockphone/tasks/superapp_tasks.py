@@ -175,10 +175,33 @@ class FoodOrderCheapestDish(Task):
     category = "mini-app"
     complexity = 6.0
     allowed = ('superapp.food_orders[+1]*', 'superapp.basket*')
-    schema = {"restaurant": Param(str, choices=tuple(data.RESTAURANTS))}
+    schema = {"restaurant": Param(str, doc="any restaurant of the seed's food mini-app (mockphone.world.shop)")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        from mockphone import world as worlds
+
+        world = world if world is not None else worlds.generate(0)
+        return {"restaurant": rng.choice([name for name, _ in world.food])}
+
+    @classmethod
+    def validate(cls, params):
+        from mockphone.world.shop import known_menu
+
+        super().validate(params)
+        if known_menu(params["restaurant"]) is None:
+            raise InvalidTaskParams(f"{cls.name()}: no restaurant called {params['restaurant']!r}")
+
+    def setup(self, phone: MockPhone) -> None:
+        from mockphone.world.shop import known_menu
+
+        menus = phone.app("superapp").state.menus  # a phone of another seed or locale: the restaurant opens there
+        menus.setdefault(self.params["restaurant"], list(known_menu(self.params["restaurant"])))
 
     def check(self, phone: MockPhone) -> float:
-        dish = min(data.RESTAURANTS[self.params["restaurant"]], key=lambda d: d[1])[0]
+        # the cheapest on this phone's menu (prices are the seed's, mockphone.world.shop); ties go by name
+        menu = phone.state("superapp").menus[self.params["restaurant"]]
+        dish = min(menu, key=lambda d: (d[1], d[0]))[0]
         orders = phone.state("superapp").food_orders
         return float(len(orders) == 1 and orders[0].items == {dish: 1})
 

@@ -58,6 +58,9 @@ class NotificationsClearAll(Task):
     complexity = 2.0
     changes_state = False
     schema = {}
+    fixed = True
+    fixed_reason = ("one gesture and one button (the shade's Clear all): whatever notifications the phone shows, "
+                    "the instruction and the two actions are the same")
 
     def setup(self, phone: MockPhone) -> None:
         phone.nav.notify("com.phoneloop.mail", "New email", "Invoice #4521")
@@ -79,6 +82,9 @@ class QuickSettingsAirplaneMode(Task):
     complexity = 2.0
     allowed = ('system.settings[global/airplane_mode_on]',)
     schema = {}
+    fixed = True
+    fixed_reason = ("the instruction names the path (quick settings, then close the shade): one tile, "
+                    "no value to vary; the parametric airplane-mode tasks are SettingsAirplaneModeOn/Off")
 
     def check(self, phone: MockPhone) -> float:
         return fraction(phone.system_state().flag("global/airplane_mode_on"), phone.nav.overlay is None)
@@ -92,15 +98,20 @@ class QuickSettingsAirplaneMode(Task):
 class ClockCancelTimer(Task):
     """Cancel a running timer."""
 
-    template = "Cancel the running timer."
+    template = "Cancel the {minutes}-minute timer that is running."
     app_names = ("clock",)
     complexity = 2.0
     allowed = ('clock.timer_end_s',)
-    schema = {}
+    schema = {"minutes": Param(int, min=1, max=120)}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"minutes": rng.choice((rng.randint(2, 15), rng.randrange(20, 95, 5)))}
 
     def setup(self, phone: MockPhone) -> None:
         state = phone.app("clock").state
-        state.timer_set_s, state.timer_end_s = 600, phone.system.clock_s + 600
+        state.timer_set_s = self.params["minutes"] * 60
+        state.timer_end_s = phone.system.clock_s + state.timer_set_s
 
     def check(self, phone: MockPhone) -> float:
         return float(phone.state("clock").timer_end_s is None)

@@ -202,7 +202,7 @@ def test_catalog_templates_keep_their_placeholders():
 
 def test_task_takes_the_phone_locale_for_its_instruction():
     cls = REGISTRY["SettingsRingMode"]
-    task = cls({"mode": "vibrate"})
+    task = cls({"phrasing": "Set the phone's ring mode to", "mode": "vibrate", "start": "normal"})
     phone = MockPhone(seed=0, locale="zh-CN")
     task.initialize_task(phone)
     assert task.goal == "把手机的铃声模式设为振动。"
@@ -229,7 +229,7 @@ def test_zh_oracle_scores_one_and_start_scores_zero(name, zh_invariants):
 
 def test_episode_on_a_zh_phone_records_the_locale_and_a_chinese_instruction():
     phone = MockPhone(seed=0, locale="zh-CN")
-    task = REGISTRY["SettingsWifiOff"](seed=0)
+    task = REGISTRY["SettingsWifiOff"]({"phrasing": "Turn off Wi-Fi.", "entry": "settings"}, seed=0)
     episode = run_episode(phone, OraclePolicy.factory(phone, task), task, seed=0)
     assert episode.meta["locale"] == "zh-CN" and episode.instruction == "关闭 WLAN。"
     assert episode.outcome == "success"

@@ -64,7 +64,7 @@ def test_params_are_validated(name):
 
 def test_params_outside_choices_are_rejected():
     with pytest.raises(InvalidTaskParams, match="brightness|level"):
-        get("SettingsBrightness")({"level": 999})
+        get("SettingsBrightness")({"level": 999, "start": 128})
 
 
 def test_random_params_are_seeded():
