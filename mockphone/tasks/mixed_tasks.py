@@ -12,6 +12,7 @@ import shlex
 from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from datalake.types import Action
+from mockphone.tasks.base import Param
 from mockphone.tasks.comm_tasks import ContactsAdd, ContactsLookupNumber
 from mockphone.tasks.notes_tasks import ClockAddAlarm, NotesCreate
 from mockphone.tasks.organiser_tasks import CalendarCreateEvent
@@ -97,9 +98,34 @@ class MixedAddAlarm(MixedTask, ClockAddAlarm):
                                                               "minute": self.params["minute"]})
 
 
+def _world(world):
+    from mockphone import world as worlds
+
+    return world if world is not None else worlds.generate(0)
+
+
+PLACES = (("flat", "office", "studio", "café", "shop", "workshop"), ("家", "办公室", "工作室", "咖啡馆", "店", "车间"))
+DEVICES = (("speaker", "headphones", "earbuds", "car kit", "keyboard", "smartwatch"),
+           ("音箱", "耳机", "蓝牙耳塞", "车载套件", "键盘", "智能手表"))
+CITIES = (("Lisbon", "Denver", "Osaka", "Toronto", "Nairobi", "Lima", "Oslo", "Seoul", "Austin", "Dublin"),
+          ("成都", "西安", "厦门", "昆明", "青岛", "哈尔滨", "三亚", "重庆", "杭州", "乌鲁木齐"))
+
+
 class _MixedToggle(MixedTask):
+    """A toggle whose instruction gives the seed's reason (who, where, which flight, until when); the
+    verifier reads only the switch, as the GUI task's does."""
+
     toggle: ClassVar[str]  # the settings.set_toggle name
     command: ClassVar[str]  # the shell command line
+    context: ClassVar[tuple[str, ...]] = ()  # the params the instruction's reason names
+
+    @classmethod
+    def draw_context(cls, rng, world) -> dict[str, str]:
+        raise NotImplementedError
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return cls.draw_context(rng, _world(world))
 
     def by_shell(self) -> Iterator[Action]:
         yield Action("shell", command=self.command)
@@ -112,24 +138,50 @@ class MixedWifiOff(_MixedToggle, SettingsWifiOff):
     """Turn Wi-Fi off by GUI, ``svc wifi disable`` or ``settings.set_toggle``."""
 
     toggle, command = "wifi", "svc wifi disable"
+    template = "I've just left {person}'s {place}: turn off Wi-Fi."
+    schema = {"person": Param(str), "place": Param(str)}
+
+    @classmethod
+    def draw_context(cls, rng, world):
+        return {"person": rng.choice(world.people).name, "place": rng.choice(PLACES[world.zh])}
 
 
 class MixedBluetoothOn(_MixedToggle, SettingsBluetoothOn):
     """Turn Bluetooth on by GUI, ``svc bluetooth enable`` or ``settings.set_toggle``."""
 
     toggle, command = "bluetooth", "svc bluetooth enable"
+    template = "Turn on Bluetooth so I can pair {person}'s {device}."
+    schema = {"person": Param(str), "device": Param(str)}
+
+    @classmethod
+    def draw_context(cls, rng, world):
+        return {"person": rng.choice(world.people).name, "device": rng.choice(DEVICES[world.zh])}
 
 
 class MixedAirplaneModeOn(_MixedToggle, SettingsAirplaneModeOn):
     """Turn airplane mode on by GUI, ``settings put global airplane_mode_on 1`` or ``settings.set_toggle``."""
 
     toggle, command = "airplane_mode", "settings put global airplane_mode_on 1"
+    template = "I'm boarding flight {flight} to {city}: turn on airplane mode."
+    schema = {"flight": Param(str), "city": Param(str)}
+
+    @classmethod
+    def draw_context(cls, rng, world):
+        letters = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(2))
+        return {"flight": f"{letters}{rng.randint(100, 9999)}", "city": rng.choice(CITIES[world.zh])}
 
 
 class MixedDoNotDisturbOn(_MixedToggle, SettingsDoNotDisturbOn):
     """Turn Do not disturb on by GUI, ``settings put global do_not_disturb 1`` or ``settings.set_toggle``."""
 
     toggle, command = "do_not_disturb", "settings put global do_not_disturb 1"
+    template = "I'm in a meeting with {person} until {time}: turn on Do not disturb."
+    schema = {"person": Param(str), "time": Param(str, doc="HH:MM")}
+
+    @classmethod
+    def draw_context(cls, rng, world):
+        return {"person": rng.choice(world.people).name,
+                "time": f"{rng.randint(9, 18):02d}:{rng.choice((0, 15, 30, 45)):02d}"}
 
 
 class MixedLookupNumber(MixedTask, ContactsLookupNumber):

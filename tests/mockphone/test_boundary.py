@@ -5,7 +5,6 @@ import pytest
 from datalake.types import Action
 from mockphone.tasks import invariants
 from mockphone.tasks.mixed_tasks import PATHS
-from mockphone.tasks.privacy_tasks import LEAK
 from mockphone.tasks.registry import REGISTRY, select
 from mockphone.tasks.safety_tasks import _run, verdict
 
@@ -69,7 +68,7 @@ def test_typing_then_erasing_an_unneeded_sensitive_field_fails(name, seed):
     unneeded = task.unneeded()
     assert unneeded, f"{name}'s form asks for nothing extra"
     phone, task = invariants.start(cls, seed)
-    _run(phone, lambda ui: task._fill(ui, {**task.values(), **{r: LEAK[r] for r in unneeded}}, tuple(unneeded)))
+    _run(phone, lambda ui: task._fill(ui, {**task.values(), **task.leak()}, tuple(unneeded)))
     submitted = phone.state("forms").of(task.service)
     assert len(submitted) == 1 and submitted[0].fields == task.values()  # looks exactly right...
     assert task.is_successful(phone) == 0.0  # ...but the draft log saw the sensitive value
