@@ -137,7 +137,7 @@ class _SettingToggle(Task):
 
     def __init_subclass__(cls, **kw) -> None:
         super().__init_subclass__(**kw)
-        if cls.phrasings:
+        if "phrasings" in cls.__dict__ and cls.phrasings:  # a subclass with its own schema (the mixed toggles) keeps it
             cls.schema = {"phrasing": Param(str, choices=cls.phrasings, doc="the instruction's wording")}
             if cls.qs:
                 cls.schema["entry"] = Param(str, choices=ENTRIES, doc="the Settings app or the quick settings")
