@@ -9,6 +9,7 @@ email by its subject).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from mockphone.world import World, section
@@ -78,9 +79,11 @@ def mail(world: World) -> tuple[WorldEmail, ...]:
     """The inbox, oldest first: ``INBOX`` emails with distinct subjects from distinct kinds."""
     people = world.people
     rng = world.rng("mail")
+    # which emails are read: the same in every locale, so a seed's inbox looks alike in each language
+    shape = random.Random(f"world:{world.seed}:mail:shape")
     out = []
     for kind in rng.sample(KINDS_ZH if world.zh else KINDS, INBOX):
         person = rng.choice(people)
         subject, body = compose(world, rng, kind, person.name)
-        out.append(WorldEmail(person.email, person.name, subject, body, rng.random() < 0.5))
+        out.append(WorldEmail(person.email, person.name, subject, body, shape.random() < 0.5))
     return tuple(out)

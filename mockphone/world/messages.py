@@ -6,6 +6,7 @@ drawn from the locale's pool (times and places filled in from the section's gene
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from mockphone.world import World, section
@@ -51,8 +52,9 @@ def pool(world_or_zh, said: bool = False) -> tuple[str, ...]:
 def messages(world: World) -> tuple[WorldThread, ...]:
     people = world.people
     rng = world.rng("messages")
+    shape = random.Random(f"world:{world.seed}:messages:shape")  # thread lengths: alike in every locale
     out = []
     for person in sorted(rng.sample(people, THREADS), key=lambda p: p.name):
-        texts = tuple(fill(t, rng) for t in rng.sample(pool(world), rng.randint(1, 2)))
+        texts = tuple(fill(t, rng) for t in rng.sample(pool(world), shape.randint(1, 2)))
         out.append(WorldThread(person.name, texts))
     return tuple(out)
