@@ -35,6 +35,11 @@ class AssistantState:
         return [t.text for t in self.turns if t.role == "assistant"]
 
 
+def first_sentence(text: str) -> str:
+    """The text up to its first full stop (``.`` or ``。``), stripped."""
+    return re.split(r"[.。]", text, maxsplit=1)[0].strip()
+
+
 def generate(prompt: str, salt: str) -> str:
     """The assistant's reply to ``prompt`` (pure function of prompt and salt)."""
     ref = hashlib.sha256(f"{salt}:{prompt.strip().lower()}".encode()).hexdigest()[:6].upper()
@@ -49,7 +54,7 @@ def generate(prompt: str, salt: str) -> str:
     if "summar" in low:
         source = prompt.split(":", 1)[1].strip() if ":" in prompt else prompt
         words = len(source.split())
-        first = source.split(".")[0].strip()
+        first = first_sentence(source)
         return f"Summary ({words} words): {first}. Ref: SM-{ref}"
     if "birthday" in low:
         name = prompt.rsplit(" for ", 1)[1].strip().rstrip(".") if " for " in prompt else "you"

@@ -55,11 +55,10 @@ class BankApp(App):
     permissions = ("Allow Bank to send you notifications?",)
 
     def initial_state(self, rng: random.Random) -> BankState:
-        people = self.phone.contact_names() or data.people(rng, 6)
-        shops = ("Coffee Corner", "Metro card top-up", "Grocery Mart", "Bookshop", "Pharmacy")
-        history = [Transaction("card", s, -rng.randint(300, 6000)) for s in rng.sample(shops, 4)]
-        return BankState(balances={"Checking": rng.randint(150_000, 400_000), "Savings": rng.randint(500_000, 900_000)},
-                         payees=sorted(rng.sample(people, 4)), history=history)
+        """The seed's accounts (``mockphone.world.bank``), in the phone's language."""
+        w = data.world_of(self.phone).bank
+        return BankState(balances={"Checking": w.checking, "Savings": w.savings}, payees=list(w.payees),
+                         history=[Transaction("card", shop, -cents) for shop, cents in w.card_payments])
 
     def page_main(self, page: Page) -> View:
         rows = [ui.item(a, "Available balance", rid=f"account_{a.lower()}", trailing=money(self.state.balances[a]))

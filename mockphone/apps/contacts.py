@@ -34,8 +34,8 @@ class ContactsApp(App):
     color = "#1967d2"
 
     def initial_state(self, rng: random.Random) -> ContactsState:
-        names = data.people(rng, 14)
-        return ContactsState([Contact(n, data.phone_number(rng), data.email_of(n)) for n in names])
+        """The seed's people (``mockphone.world.people``), in the phone's language."""
+        return ContactsState([Contact(p.name, p.phone, p.email) for p in data.world_of(self.phone).people])
 
     def page_main(self, page: Page) -> View:
         query = page.field("search").lower()

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 FIRST = ("Alice", "Bruno", "Chen", "Dana", "Elif", "Farah", "Gustavo", "Hana", "Ivan", "Jonas", "Keiko", "Liam",
          "Maya", "Nikhil", "Olga", "Pedro", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Victor", "Wen", "Yusuf", "Zoe")
 LAST = ("Adams", "Baker", "Costa", "Dubois", "Evans", "Fischer", "Garcia", "Huang", "Ito", "Jensen", "Kim", "Lopez",
         "Moreau", "Novak", "Okafor", "Patel", "Rossi", "Silva", "Tanaka", "Weber")
+
+
+def world_of(phone: Any) -> Any:
+    """The seed's world of ``phone`` (``mockphone.world``), in the phone's locale."""
+    from mockphone import world
+
+    return getattr(phone, "world", None) or world.generate(phone.seed, getattr(phone, "locale", "en-US"))
 
 
 def people(rng: random.Random, n: int) -> list[str]:

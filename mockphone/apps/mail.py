@@ -54,11 +54,10 @@ class MailApp(App):
     color = "#d93025"
 
     def initial_state(self, rng: random.Random) -> MailState:
-        people = self.phone.contact_names() or data.people(rng, 8)
-        picks = rng.sample(SUBJECTS, 5)
-        emails = [Email(i, data.email_of(rng.choice(people)), "alex@example.com", s, b, read=rng.random() < 0.5)
-                  for i, (s, b) in enumerate(picks)]
-        return MailState(emails)
+        """The seed's inbox (``mockphone.world.mail``), in the phone's language."""
+        inbox = data.world_of(self.phone).mail
+        return MailState([Email(i, e.sender, "alex@example.com", e.subject, e.body, read=e.read)
+                          for i, e in enumerate(inbox)])
 
     def _new_id(self) -> int:
         return max((e.eid for e in self.state.emails), default=-1) + 1

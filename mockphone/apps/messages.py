@@ -41,9 +41,10 @@ class MessagesApp(App):
     color = "#0b57d0"
 
     def initial_state(self, rng: random.Random) -> MessagesState:
+        """The seed's conversations (``mockphone.world.messages``), in the phone's language."""
         state = MessagesState()
-        for name in sorted(rng.sample(self.phone.contact_names() or data.people(rng, 8), 5)):
-            state.threads[name] = [Message(name, rng.choice(INCOMING))]
+        for thread in data.world_of(self.phone).messages:
+            state.threads[thread.contact] = [Message(thread.contact, text) for text in thread.texts]
         return state
 
     def page_main(self, page: Page) -> View:

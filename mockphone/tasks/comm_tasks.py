@@ -27,6 +27,26 @@ def digits(text: str) -> str:
     return "".join(ch for ch in text if ch.isdigit())
 
 
+def people_of(world=None) -> tuple:
+    """The people of ``world`` (``mockphone.world.people``; seed 0's when there is none)."""
+    from mockphone import world as worlds
+
+    return (world if world is not None else worlds.generate(0)).people
+
+
+def ensure_person(phone: MockPhone, name: str, world=None) -> Contact:
+    """``name``'s contact on ``phone``, planted (number and address from ``world`` when it knows them) if missing."""
+    state = phone.app("contacts").state
+    found = state.find(name)
+    if found is None:
+        person = next((p for p in people_of(world) if p.name == name), None) if world is not None else None
+        code = sum(map(ord, name))
+        found = Contact(name, person.phone if person else f"+1 555-300-{1000 + code % 9000}",
+                        person.email if person else f"contact{code % 100000}@example.com")
+        state.contacts.append(found)
+    return found
+
+
 def ensure_people(phone: MockPhone) -> None:
     state = phone.app("contacts").state
     for i, name in enumerate(FIXED):
@@ -110,10 +130,15 @@ class ContactsFavourite(Task):
     app_names = ("contacts",)
     complexity = 2.0
     allowed = ('contacts.contacts[{name}].starred',)
-    schema = {"name": Param(str, choices=FIXED)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": rng.choice(people_of(world)).name}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         c = phone.state("contacts").find(self.params["name"])
@@ -214,14 +239,22 @@ class MessagesAnswerLast(Task):
     app_names = ("messages",)
     complexity = 2.0
     changes_state = False
-    schema = {"name": Param(str, choices=FIXED)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": rng.choice(people_of(world)).name}
 
     def setup(self, phone: MockPhone) -> None:
-        ensure_people(phone)
-        said = ("The keys are under the mat.", "Meeting moved to 3 pm.", "Bring the charger please.")
-        phone.app("messages").state.threads[self.params["name"]] = [
-            Message(self.params["name"], "Hi!"), Message("me", "Hey"),
-            Message(self.params["name"], said[phone.seed % 3])]
+        from mockphone.world import messages as pools
+
+        name = self.params["name"]
+        ensure_person(phone, name, self.world)
+        rng = random.Random(f"{self.name()}:{phone.seed}:{name}")
+        zh = phone.locale == "zh-CN"
+        said = pools.fill(rng.choice(pools.pool(zh, said=True)), rng)
+        phone.app("messages").state.threads[name] = [
+            Message(name, "你好！" if zh else "Hi!"), Message("me", "嗨" if zh else "Hey"), Message(name, said)]
 
     def check(self, phone: MockPhone) -> float:
         last = [m.text for m in phone.state("messages").threads[self.params["name"]] if m.sender != "me"][-1]
@@ -311,16 +344,26 @@ class MessagesDeleteThread(Task):
     app_names = ("messages",)
     complexity = 3.0
     allowed = ('messages.threads[{name}]*',)
-    schema = {"name": Param(str, choices=FIXED)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        from mockphone import world as worlds
+
+        threads = (world if world is not None else worlds.generate(0)).messages
+        return {"name": rng.choice(threads).contact}  # one of the seed's conversations
 
     def setup(self, phone: MockPhone) -> None:
-        ensure_people(phone)
-        for name in FIXED:
-            phone.app("messages").state.threads[name] = [Message(name, "Hi there")]
+        name = self.params["name"]
+        ensure_person(phone, name, self.world)
+        threads = phone.app("messages").state.threads
+        if not threads.get(name):
+            threads[name] = [Message(name, "你好" if phone.locale == "zh-CN" else "Hi there")]
+        self._others = sorted(n for n in threads if n != name)  # every other conversation must stay
 
     def check(self, phone: MockPhone) -> float:
         threads = phone.state("messages").threads
-        others_kept = all(n in threads for n in FIXED if n != self.params["name"])
+        others_kept = all(n in threads for n in self._others)
         return float(self.params["name"] not in threads and others_kept)
 
     def oracle(self, ui: UI) -> Iterator[Action]:

@@ -7,14 +7,16 @@ in this episode, so pasting the stale clipboard — the seed article's failure �
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
+from mockphone.apps.assistant import MONTHS, first_sentence
 from mockphone.apps.calendar import Event
-from mockphone.apps.mail import SUBJECTS, Email
 from mockphone.tasks.base import Param, Task, fraction
 from mockphone.tasks.comm_tasks import FIXED as PEOPLE
-from mockphone.tasks.comm_tasks import ensure_people
+from mockphone.tasks.comm_tasks import ensure_people, ensure_person, people_of
+from mockphone.tasks.mail_tasks import ensure_mail, inbox_subject
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -40,6 +42,31 @@ def _copy_last(ui: UI) -> Iterator[Action]:
     last = buttons[-1]
     x, y = last.center
     yield Action("tap", x=x, y=y, element=last.as_target())
+
+
+# AssistantSummarize's texts: a first sentence (what the summary keeps) and a second one
+SUMMARY_FIRST = ("The {thing} launch moved to {month}", "Rain all week in {city}", "Sales grew {n}% in {month}",
+                 "The {thing} review is on {day}", "Our {city} office opens in {month}",
+                 "Ticket prices rise {n}% in {month}", "The {thing} survey closed on {day}")
+SUMMARY_SECOND = ("Budget is unchanged.", "Sunny on Sunday.", "Costs fell.", "Everyone should attend.",
+                  "Hiring starts now.", "Details follow by email.", "Questions go to the team lead.")
+SUMMARY_FIRST_ZH = ("{thing}发布推迟到{month}", "{city}这周一直下雨", "{month}销售额增长了 {n}%", "{thing}评审定在{day}",
+                    "我们{city}的办公室{month}开业", "{month}票价上涨 {n}%", "{thing}调研在{day}结束")
+SUMMARY_SECOND_ZH = ("预算不变。", "周日转晴。", "成本下降了。", "请大家参加。", "现在开始招聘。", "细节随后邮件通知。",
+                     "有问题请找组长。")
+THINGS = ("app", "website", "product", "catalogue", "campaign")
+THINGS_ZH = ("应用", "网站", "新产品", "目录", "活动")
+CITIES = ("Lisbon", "Osaka", "Denver", "Nairobi", "Oslo")
+CITIES_ZH = ("杭州", "成都", "厦门", "青岛", "昆明")
+
+
+def _summary_text(rng: random.Random, zh: bool) -> str:
+    months = tuple(f"{m}月" for m in range(1, 13)) if zh else MONTHS
+    first = rng.choice(SUMMARY_FIRST_ZH if zh else SUMMARY_FIRST).format(
+        thing=rng.choice(THINGS_ZH if zh else THINGS), month=rng.choice(months), n=rng.randint(2, 19),
+        city=rng.choice(CITIES_ZH if zh else CITIES), day=rng.choice(("周一", "周三", "周五") if zh else
+                                                                      ("Monday", "Wednesday", "Friday")))
+    return f"{first}。{rng.choice(SUMMARY_SECOND_ZH)}" if zh else f"{first}. {rng.choice(SUMMARY_SECOND)}"
 
 
 def _leave_prompt(params) -> str:
@@ -73,11 +100,14 @@ class AssistantSummarize(Task):
     app_names = ("assistant",)
     complexity = 2.0
     allowed = ('assistant.turns*',)
-    schema = {"text": Param(str, choices=("The launch moved to May. Budget is unchanged.",
-                                           "Rain all week. Sunny on Sunday.", "Sales grew 8%. Costs fell."))}
+    schema = {"text": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"text": _summary_text(rng, bool(world is not None and world.zh))}
 
     def check(self, phone: MockPhone) -> float:
-        first = self.params["text"].split(".")[0]
+        first = first_sentence(self.params["text"])
         replies = phone.state("assistant").replies()  # the latest reply: summarising every text does not count
         return float(bool(replies) and f"{first}. Ref: SM-" in replies[-1])
 
@@ -160,16 +190,21 @@ class CrossBirthdayWishToMessage(Task):
     category = "cross-app"
     complexity = 9.0
     allowed = ('assistant.turns*', 'messages.threads[{name}][+1]*', 'system.clipboard')
-    schema = {"name": Param(str, choices=PEOPLE)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": rng.choice(people_of(world)).name}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
-        ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
         phone.system.clipboard = f"Happy birthday, {self.params['name']}! Ref: BD-000000"
 
     def check(self, phone: MockPhone) -> float:
-        fresh = [r.strip() for r in _fresh(phone, f"Happy birthday, {self.params['name']}")]
+        wishes = _fresh(phone, "Ref: BD-")  # every wish asked for this episode must be for this person
+        fresh = [r.strip() for r in _fresh(phone, f"Happy birthday, {self.params['name']}!")]
         sent = phone.state("messages").sent_to(self.params["name"])
-        return fraction(bool(fresh), any(s.strip() in fresh for s in sent))
+        return fraction(bool(fresh) and len(fresh) == len(wishes), any(s.strip() in fresh for s in sent))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("assistant")
@@ -214,6 +249,11 @@ class CrossContactNumberToNote(Task):
         yield from ui.tap(rid="save")
 
 
+# items whose name is no other product's substring (the search shows one row)
+PRICE_ITEMS = ("Yoga Mat", "Desk Lamp", "Backpack", "French Press", "Travel Pillow", "Jump Rope", "Coffee Grinder",
+               "Luggage Scale")
+
+
 class CrossPriceToMessage(Task):
     """Look up a product price in Shop and text it to someone."""
 
@@ -222,10 +262,14 @@ class CrossPriceToMessage(Task):
     category = "cross-app"
     complexity = 8.0
     allowed = ('messages.threads[{name}][+1]*', 'system.clipboard')
-    schema = {"item": Param(str, choices=("Yoga Mat", "Desk Lamp", "Backpack")), "name": Param(str, choices=PEOPLE)}
+    schema = {"item": Param(str, choices=PRICE_ITEMS), "name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"item": rng.choice(PRICE_ITEMS), "name": rng.choice(people_of(world)).name}
 
     def setup(self, phone: MockPhone) -> None:
-        ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         price = f"${phone.state('shop').product(self.params['item']).price}"
@@ -286,18 +330,19 @@ class CrossEmailSummaryToNote(Task):
     category = "cross-app"
     complexity = 12.0
     allowed = ('assistant.turns*', 'notes.notes[Summary].*', 'system.clipboard')
-    schema = {"subject": Param(str, choices=("Quarterly report", "Team offsite", "Welcome aboard"))}
+    schema = {"subject": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"subject": inbox_subject(rng, world)}  # one email of the seed's inbox
 
     def setup(self, phone: MockPhone) -> None:
-        mail = phone.app("mail").state
-        mail.emails = [e for e in mail.emails if e.subject != self.params["subject"]]
-        mail.emails.append(Email(96, "lead@example.com", mail.me, self.params["subject"],
-                                 dict(SUBJECTS)[self.params["subject"]]))
+        ensure_mail(phone, self.params["subject"], self.world)
         phone.system.clipboard = "Summary (3 words): Old notes. Ref: SM-000000"
 
     def check(self, phone: MockPhone) -> float:
         body = phone.state("mail").by_subject(self.params["subject"]).body
-        fresh = [r.strip() for r in _fresh(phone, f"{body.split('.')[0].strip()}. Ref: SM-")]
+        fresh = [r.strip() for r in _fresh(phone, f"{first_sentence(body)}. Ref: SM-")]
         note = phone.state("notes").find("Summary")
         return fraction(bool(fresh), note is not None and note.body.strip() in fresh)
 

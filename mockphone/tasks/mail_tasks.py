@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 from typing import TYPE_CHECKING, Iterator
@@ -18,12 +19,49 @@ if TYPE_CHECKING:
 RECIPIENTS = ("hr@example.com", "boss@example.com", "landlord@example.com")
 SUBJECTS = ("Schedule update", "Rent receipt", "Conference travel")
 BODIES = ("See you on Monday.", "Please confirm by Friday.", "Thanks for your help!")
-SEEDED = ("Parking permit renewal", "Book club picks", "Shipping notice")
 
 
-def _seed_mail(phone: MockPhone, subject: str) -> None:
+REPLIES = ("See you on Monday.", "Please confirm by Friday.", "Thanks for your help!", "Sounds good, thanks.",
+           "I will take a look today.", "Count me in.", "Can we talk tomorrow?", "Got it, thank you!")
+REPLIES_ZH = ("周一见。", "请在周五前确认。", "谢谢你的帮忙！", "好的，谢谢。", "我今天就看一下。", "算我一个。", "明天聊聊可以吗？",
+              "收到，谢谢！")
+
+
+def _world(world):
+    from mockphone import world as worlds
+
+    return world if world is not None else worlds.generate(0)
+
+
+def inbox_subject(rng: random.Random, world=None) -> str:
+    """The subject of one email of the seed's inbox (``mockphone.world.mail``)."""
+    return rng.choice(_world(world).mail).subject
+
+
+def ensure_mail(phone: MockPhone, subject: str, world=None) -> Email:
+    """The email titled ``subject`` on ``phone``, planted if missing (as ``world``'s inbox has it, when it does)."""
     state = phone.app("mail").state
-    state.emails.append(Email(len(state.emails), "office@example.com", state.me, subject, f"About: {subject}."))
+    found = state.by_subject(subject)
+    if found is None:
+        seeded = next((e for e in _world(world).mail if e.subject == subject), None) if world is not None else None
+        found = Email(max((e.eid for e in state.emails), default=-1) + 1,
+                      seeded.sender if seeded else "office@example.com", state.me, subject,
+                      seeded.body if seeded else f"About: {subject}.")
+        state.emails.append(found)
+    return found
+
+
+class _InboxTask(Task):
+    """A task on one email of the seed's inbox, named by its subject."""
+
+    schema = {"subject": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"subject": inbox_subject(rng, world)}
+
+    def setup(self, phone: MockPhone) -> None:
+        ensure_mail(phone, self.params["subject"], self.world)
 
 
 class MailSend(Task):
@@ -51,19 +89,14 @@ class MailSend(Task):
         yield from ui.tap(rid="send")
 
 
-class MailArchive(Task):
+class MailArchive(_InboxTask):
     """Archive one email from the inbox."""
 
     template = "Archive the email \"{subject}\"."
     app_names = ("mail",)
     complexity = 3.0
-    schema = {"subject": Param(str, choices=SEEDED)}
-
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
-
-    def setup(self, phone: MockPhone) -> None:
-        _seed_mail(phone, self.params["subject"])
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("mail").by_subject(self.params["subject"])
@@ -75,19 +108,14 @@ class MailArchive(Task):
         yield from ui.tap(rid="archive")
 
 
-class MailDelete(Task):
+class MailDelete(_InboxTask):
     """Delete (move to trash) one email."""
 
     template = "Delete the email \"{subject}\"."
     app_names = ("mail",)
     complexity = 3.0
-    schema = {"subject": Param(str, choices=SEEDED)}
-
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
-
-    def setup(self, phone: MockPhone) -> None:
-        _seed_mail(phone, self.params["subject"])
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("mail").by_subject(self.params["subject"])
@@ -99,19 +127,14 @@ class MailDelete(Task):
         yield from ui.tap(rid="delete")
 
 
-class MailStar(Task):
+class MailStar(_InboxTask):
     """Star one email."""
 
     template = "Star the email \"{subject}\"."
     app_names = ("mail",)
     complexity = 3.0
-    schema = {"subject": Param(str, choices=SEEDED)}
-
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"mail.emails[{k}].starred" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
-
-    def setup(self, phone: MockPhone) -> None:
-        _seed_mail(phone, self.params["subject"])
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("mail").by_subject(self.params["subject"])
@@ -130,14 +153,20 @@ class MailReply(Task):
     app_names = ("mail",)
     complexity = 4.0
     allowed = ('mail.emails[+1]*',)
-    schema = {"subject": Param(str, choices=SEEDED), "body": Param(str, choices=BODIES)}
+    schema = {"subject": Param(str), "body": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"subject": inbox_subject(rng, world), "body": rng.choice(REPLIES_ZH if _world(world).zh else REPLIES)}
 
     def setup(self, phone: MockPhone) -> None:
-        _seed_mail(phone, self.params["subject"])
+        ensure_mail(phone, self.params["subject"], self.world)
 
     def check(self, phone: MockPhone) -> float:
-        sent = [e for e in phone.state("mail").sent() if e.subject == f"Re: {self.params['subject']}"]
-        return fraction(bool(sent), bool(sent) and sent[-1].to == "office@example.com",
+        state = phone.state("mail")
+        sender = state.by_subject(self.params["subject"]).sender  # the reply goes back to whoever wrote
+        sent = [e for e in state.sent() if e.subject == f"Re: {self.params['subject']}"]
+        return fraction(bool(sent), bool(sent) and sent[-1].to == sender,
                         bool(sent) and sent[-1].body.strip() == self.params["body"])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
@@ -148,20 +177,18 @@ class MailReply(Task):
         yield from ui.tap(rid="send")
 
 
-class MailRestoreFromTrash(Task):
-    """Find an email in Trash and move it back to the inbox."""
+class MailRestoreFromTrash(_InboxTask):
+    """Find an email in Trash and move it back to the inbox (one of the seed's inbox, deleted)."""
 
     template = "Restore the email \"{subject}\" from the trash to my inbox."
     app_names = ("mail",)
     complexity = 4.0
-    schema = {"subject": Param(str, choices=SEEDED)}
 
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"mail.emails[{k}].folder" for k in statediff.keys_where(start, "mail.emails", "subject", self.params["subject"])]
 
     def setup(self, phone: MockPhone) -> None:
-        _seed_mail(phone, self.params["subject"])
-        phone.app("mail").state.by_subject(self.params["subject"]).folder = "trash"
+        ensure_mail(phone, self.params["subject"], self.world).folder = "trash"
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("mail").by_subject(self.params["subject"])
@@ -202,6 +229,19 @@ class MailAnswerCode(Task):
         yield Action("answer", text=body.split("code ")[1].split()[0])
 
 
+def _amount(rng: random.Random) -> int:
+    """A whole-dollar transfer amount: round sums more often, odd ones too."""
+    return rng.choice((rng.randrange(50, 1501, 50), rng.randrange(20, 1000, 5), rng.randint(10, 800)))
+
+
+def _afford(phone: MockPhone, account: str, dollars: int) -> dict[str, int]:
+    """Make ``account`` hold at least ``dollars`` (plus a margin) and return the start balances."""
+    balances = phone.app("bank").state.balances
+    if balances[account] < dollars * 100 + 10_000:
+        balances[account] += dollars * 100 + 10_000
+    return dict(balances)
+
+
 class BankTransferToSavings(Task):
     """Move an amount from checking to savings (confirmation dialog)."""
 
@@ -209,10 +249,14 @@ class BankTransferToSavings(Task):
     app_names = ("bank",)
     complexity = 4.0
     allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
-    schema = {"amount": Param(int, choices=(50, 120, 300, 1000), min=1, max=10000)}
+    schema = {"amount": Param(int, min=1, max=10000)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"amount": _amount(rng)}
 
     def setup(self, phone: MockPhone) -> None:
-        self._balances = dict(phone.app("bank").state.balances)
+        self._balances = _afford(phone, "Checking", self.params["amount"])
 
     def check(self, phone: MockPhone) -> float:
         b = phone.state("bank").balances
@@ -235,10 +279,14 @@ class BankTransferToChecking(Task):
     app_names = ("bank",)
     complexity = 5.0
     allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
-    schema = {"amount": Param(int, choices=(75, 200, 450), min=1, max=10000)}
+    schema = {"amount": Param(int, min=1, max=10000)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"amount": _amount(rng)}
 
     def setup(self, phone: MockPhone) -> None:
-        self._balances = dict(phone.app("bank").state.balances)
+        self._balances = _afford(phone, "Savings", self.params["amount"])
 
     def check(self, phone: MockPhone) -> float:
         b = phone.state("bank").balances

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
@@ -9,7 +10,7 @@ from mockphone.apps.bank import Transaction
 from mockphone.apps.messages import Message
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, fraction, final_answer
-from mockphone.tasks.comm_tasks import FIXED, ensure_people
+from mockphone.tasks.comm_tasks import ensure_people
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -27,17 +28,29 @@ class NotificationReply(Task):
     template = "Reply \"{text}\" to the person whose message notification just arrived."
     app_names = ("messages",)
     complexity = 4.0
-    schema = {"text": Param(str, choices=("Yes, see you there", "Give me 5 minutes", "Call you later"))}
+    schema = {"text": Param(str)}
+
+    REPLIES = ("Yes, see you there", "Give me {n} minutes", "Call you later", "Be there by {h} pm",
+               "Running late, {n} minutes", "Can't tonight, sorry", "On my way, {n} minutes out", "Sure, at {h}:30?")
+    REPLIES_ZH = ("好的，到时见", "给我 {n} 分钟", "晚点给你打电话", "{h} 点前到", "要晚 {n} 分钟", "今晚去不了，抱歉",
+                  "在路上了，还有 {n} 分钟", "好啊，{h} 点半？")
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None) -> dict:
+        replies = cls.REPLIES_ZH if world is not None and world.zh else cls.REPLIES
+        return {"text": rng.choice(replies).format(n=rng.randint(5, 30), h=rng.randint(6, 9))}
 
     def derived_allowed(self, start: dict) -> list[str]:
         return [f"messages.threads[{self._sender}][+1]*"]
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
-        sender = FIXED[phone.seed % len(FIXED)]
-        phone.app("messages").state.thread(sender).append(Message(sender, "Are you coming tonight?"))
+        # the sender: one of this phone's contacts, by the phone's seed
+        sender = random.Random(f"{self.name()}:{phone.seed}").choice(sorted(phone.contact_names()))
+        said = "今晚你来吗？" if phone.locale == "zh-CN" else "Are you coming tonight?"
+        phone.app("messages").state.thread(sender).append(Message(sender, said))
         messages = "com.google.android.apps.messaging"
-        phone.nav.notify(messages, sender, "Are you coming tonight?", "thread", contact=sender)
+        phone.nav.notify(messages, sender, said, "thread", contact=sender)
         self._sender = sender
 
     def check(self, phone: MockPhone) -> float:
