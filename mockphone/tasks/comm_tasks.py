@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, ClassVar, Iterator
 
 from datalake.types import Action
 from mockphone.apps.contacts import Contact
@@ -27,11 +27,28 @@ def digits(text: str) -> str:
     return "".join(ch for ch in text if ch.isdigit())
 
 
+def search_key(name: str) -> str:
+    """What an oracle types to find ``name`` in a list: the first word, or the first character of a name
+    without spaces (a Chinese name typed whole would match the search field itself, not the row)."""
+    return name.split()[0] if " " in name.strip() else name[:1]
+
+
 def people_of(world=None) -> tuple:
     """The people of ``world`` (``mockphone.world.people``; seed 0's when there is none)."""
     from mockphone import world as worlds
 
     return (world if world is not None else worlds.generate(0)).people
+
+
+def pick_person(rng: random.Random, world=None):
+    """One of ``world``'s people whose name is in no other person's name (a search for it finds one row)."""
+    people = people_of(world)
+    alone = [p for p in people if not any(p.name != q.name and p.name in q.name for q in people)]
+    return rng.choice(alone or list(people))
+
+
+def pick_name(rng: random.Random, world=None) -> str:
+    return pick_person(rng, world).name
 
 
 def ensure_person(phone: MockPhone, name: str, world=None) -> Contact:
@@ -55,6 +72,44 @@ def ensure_people(phone: MockPhone) -> None:
             state.contacts.append(Contact(name, f"+1 555-200-{1000 + i}", email))
 
 
+def other_value(phone: MockPhone, task: Task, kind: str) -> str | None:
+    """Another contact / conversation / inbox email on ``phone`` than the ones ``task``'s params name."""
+    taken = [str(v) for v in task.params.values()]
+    if kind == "person":
+        pool = phone.contact_names()
+    elif kind == "thread":
+        pool = list(phone.app("messages").state.threads)
+    else:
+        pool = [e.subject for e in phone.app("mail").state.folder("inbox")]
+    names = sorted(n for n in pool if not any(n in t or t in n for t in taken)
+                   and not any(n != m and n in m for m in pool))
+    return names[0] if names else None
+
+
+class AlsoAnother(Task):
+    """A task whose param names a world item (a contact, a conversation, an email): since another seed's world
+    names items this phone lacks, the invariants' "also other params" ending is played here with another item
+    of this phone: the task done, then the same done to that item too (the text also sent to someone else)."""
+
+    also: ClassVar[tuple[str, str]] = ()  # (param, kind): kind is person, thread or email
+
+    def wrong_endings(self) -> dict:
+        endings = dict(super().wrong_endings())
+        if self.also:
+            key, kind = self.also
+
+            def play(phone: MockPhone, task: Task) -> None:
+                from mockphone.tasks import invariants
+
+                other = other_value(phone, task, kind)
+                if other is None:
+                    raise InvalidTaskParams(f"{task.name()}: no other {kind} on this phone")
+                invariants._also_params({**task.params, key: other})(phone, task)
+
+            endings[f"also-another-{kind}"] = play
+        return endings
+
+
 class ContactsAdd(Task):
     """Create a new contact with a name and phone number."""
 
@@ -76,21 +131,28 @@ class ContactsAdd(Task):
         yield from ui.tap(rid="save")
 
 
-class ContactsDelete(Task):
+class ContactsDelete(AlsoAnother):
     """Delete one contact (confirmation dialog); the others must remain."""
 
     template = "Delete the contact {name}."
     app_names = ("contacts",)
     complexity = 3.0
     allowed = ('contacts.contacts[{name}].*',)
-    schema = {"name": Param(str, choices=FIXED)}
+    also = ("name", "person")
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
+        self._others = [c.name for c in phone.app("contacts").state.contacts if c.name != self.params["name"]]
 
     def check(self, phone: MockPhone) -> float:
         names = [c.name for c in phone.state("contacts").contacts]
-        return float(self.params["name"] not in names and all(n in names for n in FIXED if n != self.params["name"]))
+        return float(self.params["name"] not in names and all(n in names for n in self._others))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
@@ -99,17 +161,23 @@ class ContactsDelete(Task):
         yield from ui.tap(text="DELETE")
 
 
-class ContactsEditPhone(Task):
+class ContactsEditPhone(AlsoAnother):
     """Change an existing contact's phone number."""
 
     template = "Change {name}'s phone number to {number}."
     app_names = ("contacts",)
     complexity = 4.0
     allowed = ('contacts.contacts[{name}].phone',)
-    schema = {"name": Param(str, choices=FIXED), "number": Param(str, choices=NEW_NUMBERS)}
+    also = ("name", "person")
+    schema = {"name": Param(str), "number": Param(str, choices=NEW_NUMBERS)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world), "number": rng.choice(NEW_NUMBERS)}
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         c = phone.state("contacts").find(self.params["name"])
@@ -123,18 +191,19 @@ class ContactsEditPhone(Task):
         yield from ui.tap(rid="save")
 
 
-class ContactsFavourite(Task):
+class ContactsFavourite(AlsoAnother):
     """Mark a contact as a favourite."""
 
     template = "Add {name} to favourites."
     app_names = ("contacts",)
     complexity = 2.0
     allowed = ('contacts.contacts[{name}].starred',)
+    also = ("name", "person")
     schema = {"name": Param(str)}
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
-        return {"name": rng.choice(people_of(world)).name}  # any of the seed's contacts
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
@@ -146,7 +215,7 @@ class ContactsFavourite(Task):
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
-        yield from ui.type_into("search", self.params["name"].split()[0])
+        yield from ui.type_into("search", search_key(self.params["name"]))
         yield from ui.tap(text=self.params["name"])
         yield from ui.tap(rid="favourite")
 
@@ -158,10 +227,15 @@ class ContactsLookupNumber(Task):
     app_names = ("contacts",)
     complexity = 2.0
     changes_state = False
-    schema = {"name": Param(str, choices=FIXED)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         contact = phone.state("contacts").find(self.params["name"])
@@ -176,17 +250,23 @@ class ContactsLookupNumber(Task):
         yield Action("answer", text=number)
 
 
-class MessagesSend(Task):
+class MessagesSend(AlsoAnother):
     """Send a text to a contact, starting a conversation from the contact picker."""
 
     template = "Send a text message to {name} saying \"{text}\"."
     app_names = ("messages",)
     complexity = 4.0
     allowed = ('messages.threads[{name}][+1]*',)
-    schema = {"name": Param(str, choices=FIXED), "text": Param(str, choices=TEXTS)}
+    also = ("name", "person")
+    schema = {"name": Param(str), "text": Param(str, choices=TEXTS)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world), "text": rng.choice(TEXTS)}
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         return float(self.params["text"] in phone.state("messages").sent_to(self.params["name"]))
@@ -194,7 +274,7 @@ class MessagesSend(Task):
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("messages")
         yield from ui.tap(rid="start_chat")
-        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.type_into("to", search_key(self.params["name"]))
         yield from ui.tap(text=self.params["name"])
         yield from ui.type_into("compose", self.params["text"])
         yield from ui.tap(rid="send")
@@ -243,7 +323,7 @@ class MessagesAnswerLast(Task):
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
-        return {"name": rng.choice(people_of(world)).name}
+        return {"name": pick_name(rng, world)}
 
     def setup(self, phone: MockPhone) -> None:
         from mockphone.world import messages as pools
@@ -268,18 +348,22 @@ class MessagesAnswerLast(Task):
         yield Action("answer", text=bubbles[-1].text)
 
 
-class MessagesForward(Task):
+class MessagesForward(AlsoAnother):
     """Forward a message: copy a bubble in one conversation (long-press) and send it in another."""
 
     template = "Forward the last message {source} sent me to {target}."
     app_names = ("messages",)
     complexity = 6.0
     allowed = ('messages.threads[{target}][+1]*', 'system.clipboard')
-    schema = {"source": Param(str, choices=FIXED), "target": Param(str, choices=FIXED)}
+    also = ("target", "person")
+    schema = {"source": Param(str), "target": Param(str)}
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
-        source, target = rng.sample(FIXED, 2)
+        source = pick_name(rng, world)
+        target = source
+        while target == source:
+            target = pick_name(rng, world)
         return {"source": source, "target": target}
 
     @classmethod
@@ -290,6 +374,8 @@ class MessagesForward(Task):
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        for name in (self.params["source"], self.params["target"]):
+            ensure_person(phone, name, self.world)
         notes = ("Gate code is 4821.", "The venue changed to Pier 39.", "Dress code: smart casual.")
         threads = phone.app("messages").state.threads
         threads[self.params["source"]] = [Message(self.params["source"], notes[phone.seed % 3])]
@@ -307,7 +393,7 @@ class MessagesForward(Task):
         yield from ui.long_press(rid="message_text")
         yield from ui.key("back")
         yield from ui.tap(rid="start_chat")
-        yield from ui.type_into("to", self.params["target"].split()[0])
+        yield from ui.type_into("to", search_key(self.params["target"]))
         yield from ui.tap(text=self.params["target"])
         yield from ui.long_press(rid="compose")
         yield from ui.tap(rid="send")
@@ -320,10 +406,15 @@ class ContactsAnswerEmail(Task):
     app_names = ("contacts",)
     complexity = 2.0
     changes_state = False
-    schema = {"name": Param(str, choices=FIXED)}
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         address = phone.state("contacts").find(self.params["name"]).email
@@ -337,13 +428,14 @@ class ContactsAnswerEmail(Task):
                                          if e.parent == row.index and e.resource_id == "android:id/summary"))
 
 
-class MessagesDeleteThread(Task):
+class MessagesDeleteThread(AlsoAnother):
     """Delete a conversation with a long-press and a confirmation dialog."""
 
     template = "Delete the conversation with {name}."
     app_names = ("messages",)
     complexity = 3.0
     allowed = ('messages.threads[{name}]*',)
+    also = ("name", "thread")
     schema = {"name": Param(str)}
 
     @classmethod

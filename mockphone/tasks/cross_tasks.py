@@ -14,8 +14,7 @@ from datalake.types import Action
 from mockphone.apps.assistant import MONTHS, first_sentence
 from mockphone.apps.calendar import Event
 from mockphone.tasks.base import Param, Task, fraction
-from mockphone.tasks.comm_tasks import FIXED as PEOPLE
-from mockphone.tasks.comm_tasks import ensure_people, ensure_person, people_of
+from mockphone.tasks.comm_tasks import AlsoAnother, ensure_person, pick_name, search_key
 from mockphone.tasks.mail_tasks import ensure_mail, inbox_subject
 
 if TYPE_CHECKING:
@@ -182,7 +181,7 @@ class CrossLeaveRequestToMail(Task):
         yield from ui.tap(rid="send")
 
 
-class CrossBirthdayWishToMessage(Task):
+class CrossBirthdayWishToMessage(AlsoAnother):
     """Get a birthday wish from the assistant and text it to the person."""
 
     template = "Ask the Assistant for a birthday wish for {name} and send it to {name} in Messages."
@@ -190,11 +189,12 @@ class CrossBirthdayWishToMessage(Task):
     category = "cross-app"
     complexity = 9.0
     allowed = ('assistant.turns*', 'messages.threads[{name}][+1]*', 'system.clipboard')
+    also = ("name", "person")
     schema = {"name": Param(str)}
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
-        return {"name": rng.choice(people_of(world)).name}  # any of the seed's contacts
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
         ensure_person(phone, self.params["name"], self.world)
@@ -213,13 +213,13 @@ class CrossBirthdayWishToMessage(Task):
         yield from _copy_last(ui)
         yield from ui.open("messages")
         yield from ui.tap(rid="start_chat")
-        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.type_into("to", search_key(self.params["name"]))
         yield from ui.tap(text=self.params["name"])
         yield from ui.long_press(rid="compose")
         yield from ui.tap(rid="send")
 
 
-class CrossContactNumberToNote(Task):
+class CrossContactNumberToNote(AlsoAnother):
     """Copy a contact's number (long-press) into a new note."""
 
     template = "Save {name}'s phone number in a new note titled \"{name}\"."
@@ -227,10 +227,15 @@ class CrossContactNumberToNote(Task):
     category = "cross-app"
     complexity = 7.0
     allowed = ('notes.notes[{name}].*', 'system.clipboard')
-    schema = {"name": Param(str, choices=PEOPLE)}
+    also = ("name", "person")
+    schema = {"name": Param(str)}
+
+    @classmethod
+    def generate_random_params(cls, rng: random.Random, world=None) -> dict:
+        return {"name": pick_name(rng, world)}  # any of the seed's contacts
 
     def setup(self, phone: MockPhone) -> None:
-        ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
         phone.system.clipboard = "+1 555-000-0000"
 
     def check(self, phone: MockPhone) -> float:
@@ -254,7 +259,7 @@ PRICE_ITEMS = ("Yoga Mat", "Desk Lamp", "Backpack", "French Press", "Travel Pill
                "Luggage Scale")
 
 
-class CrossPriceToMessage(Task):
+class CrossPriceToMessage(AlsoAnother):
     """Look up a product price in Shop and text it to someone."""
 
     template = "Find the price of the {item} in Shop and text it to {name}."
@@ -262,11 +267,12 @@ class CrossPriceToMessage(Task):
     category = "cross-app"
     complexity = 8.0
     allowed = ('messages.threads[{name}][+1]*', 'system.clipboard')
+    also = ("name", "person")
     schema = {"item": Param(str, choices=PRICE_ITEMS), "name": Param(str)}
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
-        return {"item": rng.choice(PRICE_ITEMS), "name": rng.choice(people_of(world)).name}
+        return {"item": rng.choice(PRICE_ITEMS), "name": pick_name(rng, world)}
 
     def setup(self, phone: MockPhone) -> None:
         ensure_person(phone, self.params["name"], self.world)
@@ -283,7 +289,7 @@ class CrossPriceToMessage(Task):
         price = ui.find(rid="price").text
         yield from ui.open("messages")
         yield from ui.tap(rid="start_chat")
-        yield from ui.type_into("to", self.params["name"].split()[0])
+        yield from ui.type_into("to", search_key(self.params["name"]))
         yield from ui.tap(text=self.params["name"])
         yield from ui.type_into("compose", f"The {self.params['item']} costs {price}")
         yield from ui.tap(rid="send")
@@ -321,7 +327,7 @@ class CrossEventToAlarm(Task):
         yield from ui.tap(rid="save")
 
 
-class CrossEmailSummaryToNote(Task):
+class CrossEmailSummaryToNote(AlsoAnother):
     """Three apps: read an email, have the assistant summarize it, save the fresh summary as a note."""
 
     template = ("Ask the Assistant to summarize the \"{subject}\" email and save the summary in a new note "
@@ -330,6 +336,7 @@ class CrossEmailSummaryToNote(Task):
     category = "cross-app"
     complexity = 12.0
     allowed = ('assistant.turns*', 'notes.notes[Summary].*', 'system.clipboard')
+    also = ("subject", "email")
     schema = {"subject": Param(str)}
 
     @classmethod

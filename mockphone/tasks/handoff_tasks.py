@@ -11,7 +11,7 @@ from mockphone.apps.mail import Email
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks.base import Param, Task, fraction
-from mockphone.tasks.comm_tasks import FIXED, ensure_people
+from mockphone.tasks.comm_tasks import FIXED, AlsoAnother, ensure_people, ensure_person, pick_name, search_key
 from mockphone.tasks.superapp_tasks import hotel_search, set_budget
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _message(ui: UI, name: str, text: str) -> Iterator[Action]:
     yield from ui.open("messages")
     yield from ui.tap(rid="start_chat")
-    yield from ui.type_into("to", name.split()[0])
+    yield from ui.type_into("to", search_key(name))
     yield from ui.tap(text=name)
     yield from ui.type_into("compose", text)
     yield from ui.tap(rid="send")
@@ -91,7 +91,7 @@ class CrossMailToCalendar(Task):
         yield from ui.tap(rid="save")
 
 
-class CrossContactEmailToMail(Task):
+class CrossContactEmailToMail(AlsoAnother):
     """Look up a contact's email address and send them an email."""
 
     template = "Email {name} (address in Contacts) with the subject \"{subject}\"."
@@ -99,10 +99,16 @@ class CrossContactEmailToMail(Task):
     category = "cross-app"
     complexity = 8.0
     allowed = ('mail.emails[+1]*', 'system.clipboard')
-    schema = {"name": Param(str, choices=FIXED), "subject": Param(str, choices=("Photos", "Tomorrow", "Thanks"))}
+    also = ("name", "person")
+    schema = {"name": Param(str), "subject": Param(str, choices=("Photos", "Tomorrow", "Thanks"))}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        return {"name": pick_name(rng, world), "subject": rng.choice(("Photos", "Tomorrow", "Thanks"))}
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)
+        ensure_person(phone, self.params["name"], self.world)
 
     def check(self, phone: MockPhone) -> float:
         address = phone.state("contacts").find(self.params["name"]).email

@@ -11,6 +11,7 @@ from datalake.types import Action
 from mockphone.apps.mail import Email
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.comm_tasks import AlsoAnother
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -51,9 +52,10 @@ def ensure_mail(phone: MockPhone, subject: str, world=None) -> Email:
     return found
 
 
-class _InboxTask(Task):
+class _InboxTask(AlsoAnother):
     """A task on one email of the seed's inbox, named by its subject."""
 
+    also = ("subject", "email")
     schema = {"subject": Param(str)}
 
     @classmethod
@@ -146,13 +148,14 @@ class MailStar(_InboxTask):
         yield from ui.tap(rid="star")
 
 
-class MailReply(Task):
+class MailReply(AlsoAnother):
     """Reply to an email: the reply must go to the sender with a "Re:" subject."""
 
     template = "Reply to the email \"{subject}\" with \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
     allowed = ('mail.emails[+1]*',)
+    also = ("subject", "email")
     schema = {"subject": Param(str), "body": Param(str)}
 
     @classmethod
@@ -182,6 +185,7 @@ class MailRestoreFromTrash(_InboxTask):
 
     template = "Restore the email \"{subject}\" from the trash to my inbox."
     app_names = ("mail",)
+    also = ()  # another inbox email is not in the trash: restoring it is no action
     complexity = 4.0
 
     def derived_allowed(self, start: dict) -> list[str]:
