@@ -340,7 +340,7 @@ class Loop:
         options.pop("suites", None)
         suites = (self.state.get("round1", {}).get("tasks") or {}).get("suites") or None
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
-        spec = RolloutSpec(policy=policies[0], round=k, **options)
+        spec = RolloutSpec(policy=policies[0], round=k, **{"tasks": "all", **options})  # suites replace the tasks
         eval_id = hashlib.sha1(self._run_id(k, "eval").encode()).hexdigest()[:12]
         report = evaluate(self.lake.uri, policies, spec, eval_id=eval_id, name=f"{self.config.name} round {k}",
                           loop=self.config.name, suites=suites, allow_overlap=allow)
