@@ -115,12 +115,25 @@ def dataset_instances(lake, dataset_ref: str) -> set[str]:
     return set(manifest["instances"])
 
 
-def training_instances(lake, model: str) -> tuple[str | None, set[str]]:
-    """(dataset ref, its instance fingerprints) for registered model ``model``, else (None, set())."""
-    rows = lake.sql("SELECT dataset FROM models WHERE name = ? ORDER BY created_at DESC LIMIT 1", [model]).to_pylist()
-    if not rows or not rows[0]["dataset"]:
-        return None, set()
-    return rows[0]["dataset"], dataset_instances(lake, rows[0]["dataset"])
+def training_instances(lake, model: str) -> tuple[list[str], set[str]]:
+    """(dataset refs, their instance fingerprints) that registered model ``model`` and every model it
+    continued (``models.parent``) trained on; ``([], set())`` for a name that is not registered."""
+    refs: list[str] = []
+    seen: set[str] = set()
+    name: str | None = model
+    while name and name not in seen:
+        seen.add(name)
+        rows = lake.sql("SELECT dataset, parent FROM models WHERE name = ? ORDER BY created_at DESC LIMIT 1",
+                        [name]).to_pylist()
+        if not rows:
+            break
+        if rows[0]["dataset"] and rows[0]["dataset"] not in refs:
+            refs.append(rows[0]["dataset"])
+        name = rows[0]["parent"]
+    fps: set[str] = set()
+    for ref in refs:
+        fps |= dataset_instances(lake, ref)
+    return refs, fps
 
 
 SUITES = ("id", "ood-template", "ood-app")

@@ -33,12 +33,13 @@ def loop(
     from phoneloop.loop import Loop, LoopConfig, LoopConfigError, StageFailed
     from phoneloop.output import err_console, fail, print_json
     from rollout.errors import RolloutError
+    from rollout.heldout import EvalOverlap
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # trainers log to stdout; keep it for the result
             state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
-    except StageFailed as exc:
-        fail(str(exc), code=1)
+    except StageFailed as exc:  # exit 2 when the eval is not held out (the overlap is named), else 1
+        fail(str(exc), code=2 if isinstance(exc.__cause__, EvalOverlap) else 1)
     except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
         fail(str(exc))
     if json_out:

@@ -28,6 +28,15 @@ RetriesOpt = Annotated[int, typer.Option("--retries", help="Retries of a failing
 TemperatureOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature sent to an endpoint.")]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", help="Most tokens a model may answer per step.")]
 HeaderOpt = Annotated[list[str] | None, typer.Option("--header", help="Extra HTTP header NAME:VALUE (repeatable).")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="First seed: each task runs seeds SEED..SEED+episodes-1.")]
+SeedsOpt = Annotated[str | None, typer.Option("--seeds", help="Exactly these seeds for every task: N, A-B or a comma "
+                                                              "list (e.g. 100-102,200); replaces --seed/--episodes.")]
+
+
+def _seeds(text: str | None) -> tuple[int, ...] | None:
+    from phoneloop.cli_tasks import _seed_range
+
+    return None if text is None else tuple(_seed_range(text))
 
 
 def _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header):
@@ -55,6 +64,8 @@ def rollout(
     tasks: TasksOpt = "category:single-app",
     phones: PhonesOpt = "mock:2",
     episodes: EpisodesOpt = 1,
+    seed: SeedOpt = 0,
+    seeds: SeedsOpt = None,
     round_: Annotated[int | None, typer.Option("--round", help="Loop round recorded on the episodes.")] = None,
     max_steps: Annotated[int | None, typer.Option(help="Step limit (default 2x the oracle's, 30 on real phones).")] = None,
     style: StyleOpt = "qwen3vl",
@@ -83,6 +94,7 @@ def rollout(
     could be recorded.
 
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
+    Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
     """
     from rollout.runner import jobs_for
     from rollout.runner import rollout as run
@@ -90,7 +102,7 @@ def rollout(
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
-                     locale=locale, backend=backend, address=address)
+                     locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
         total = len(jobs_for(spec))
         with episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
@@ -121,6 +133,14 @@ def eval_(
     tasks: TasksOpt = "all",
     phones: PhonesOpt = "mock:2",
     episodes: Annotated[int, typer.Option("--episodes", help="Seeds per task (the same seeds for every policy).")] = 3,
+    seed: SeedOpt = 0,
+    seeds: SeedsOpt = None,
+    suite: Annotated[str | None, typer.Option("--suite", help="Evaluation suite(s) NAME[@vN], comma-separated "
+                                                              "(phoneloop tasks suites): their instances replace "
+                                                              "--tasks and the seeds.")] = None,
+    allow_overlap: Annotated[bool, typer.Option("--allow-overlap", help="Run even when a model trained on some of "
+                                                                        "the evaluated instances (the evals row "
+                                                                        "records how many).")] = False,
     max_steps: Annotated[int | None, typer.Option(help="Step limit (default 2x the oracle's).")] = None,
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
@@ -138,26 +158,43 @@ def eval_(
     lake: LakeOpt = "./lake",
     json_out: JsonOpt = False,
 ) -> None:
-    """Compare policies on the same task seeds: success per category and app with 95% intervals,
-    and McNemar's test between every pair of policies on the seeds both ran.
+    """Compare policies on the same task instances: success per suite, category and app with 95%
+    intervals, and McNemar's test between every pair of policies on the instances both ran.
 
-    Results are rows of the lake's evals table (SELECT * FROM evals); the episodes have
+    The instances come from evaluation suites (--suite) or from --tasks on seeds --seed onwards
+    (--episodes of them) or --seeds. Before anything runs, every instance's content fingerprint is
+    checked against the datasets each registered model (and the models it continued) trained on:
+    an overlap exits 2 naming the shared instances, unless --allow-overlap. Results are rows of the
+    lake's evals table (SELECT * FROM evals) with the suite and the overlap count; the episodes have
     purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run.
 
-    Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --episodes 3
+    Example: phoneloop eval --policies my-sft,oracle,random --suite demo-id,demo-ood-template,demo-ood-app
+    Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --seeds 100-102
     Example: phoneloop eval --policies oracle,random --tasks app:settings --episodes 2 --locale zh-CN
     """
     from rollout.eval import evaluate
-    from rollout.runner import jobs_for
+    from rollout.heldout import EvalOverlap
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if not names:
         fail("--policies needs at least one policy")
+    refs = [r.strip() for r in (suite or "").split(",") if r.strip()]
+    if suite is not None and not refs:
+        fail("--suite names no suite")
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb,
-                     locale=locale, backend=backend, address=address)
-        total = len(jobs_for(spec))
+                     locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
+        if refs:
+            from datalake import tasksets
+            from datalake.lake import Lake
+
+            the_lake = Lake.open(lake)
+            total = sum(len(tasksets.read(the_lake, r, "suite")) for r in refs)
+        else:
+            from rollout.runner import jobs_for
+
+            total = len(jobs_for(spec))
         with episode_bars() as bar:
             bars: dict[str, object] = {}
 
@@ -166,7 +203,9 @@ def eval_(
                     bars[p] = bar(f"eval {p}", total)
                 bars[p](r.episodes + r.skipped, r.success_rate)
 
-            report = evaluate(lake, names, spec, progress=update)
+            report = evaluate(lake, names, spec, progress=update, suites=refs or None, allow_overlap=allow_overlap)
+    except EvalOverlap as exc:
+        fail(str(exc), code=2)
     except (RolloutError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:

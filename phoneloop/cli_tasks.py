@@ -143,17 +143,24 @@ def _check_locale(locale: str) -> None:
         fail(str(exc))
 
 
-def _seed_range(text: str) -> list[int]:
-    """``0-19``, ``100-102,200`` or ``7`` -> a list of seeds."""
+def seed_range(text: str) -> list[int]:
+    """``0-19``, ``100-102,200`` or ``7`` -> a list of seeds; ``ValueError`` naming a bad one."""
     seeds: list[int] = []
-    for part in (p.strip() for p in text.split(",") if p.strip()):
+    for part in (p.strip() for p in str(text).split(",") if p.strip()):
         lo, sep, hi = part.partition("-")
-        if not lo.isdigit() or (sep and not hi.isdigit()):
-            fail(f"bad seeds {text!r}: use N, A-B or a comma list of them (e.g. 0-19,100)")
+        if not lo.isdigit() or (sep and not hi.isdigit()) or (sep and int(hi) < int(lo)):
+            raise ValueError(f"bad seeds {text!r}: use N, A-B or a comma list of them (e.g. 0-19,100)")
         seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(lo)])
     if not seeds:
-        fail("--seeds names no seed")
+        raise ValueError(f"seeds {text!r} name no seed")
     return seeds
+
+
+def _seed_range(text: str) -> list[int]:
+    try:
+        return seed_range(text)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 @tasks_app.command("generate")

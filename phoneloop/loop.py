@@ -2,6 +2,14 @@
 
 Round k (``phoneloop loop --rounds R --config loop.yaml``):
 
+0. tasks (round 1, before anything trains): the instances the loop will train on (collect's
+   demonstrations, the rollouts' and GRPO's online episodes) are fingerprinted
+   (``mockphone.tasks.instances``); with ``eval.suites`` a task set is generated from
+   ``eval.suites.tasks`` x ``eval.suites.seeds`` (verified: start 0, oracle 1, wrong endings < 1)
+   and split into the suites ``<name>-id``, ``<name>-ood-template`` and ``<name>-ood-app``
+   (``datalake.tasksets.split_suites``); the eval's instances must share no fingerprint with
+   the training ones, or the loop stops here (``rollout.heldout.EvalOverlap``, exit 2) unless
+   ``eval.allow_overlap``.
 1. collect: oracle demonstrations on mock phones (``collect.tasks``, ``collect.seeds``);
    real-phone data enters the lake separately (import, adb collection, annotation).
 2. curate: ``recipe`` -> a dataset version with an ``sft`` export.
@@ -12,9 +20,10 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
 6. grpo: ``loop-rK-grpo`` from the SFT model: offline step rewards on that export,
    plus online mock-phone episodes when ``grpo.env: mock`` (``grpo.mix: true`` is the
    Real+Mock recipe; ``training.grpo`` picks played or tool-call episodes by the policy's format).
-7. eval: SFT vs GRPO (and ``eval.baselines``) on ``eval.tasks`` and seeds ``eval.seed`` onwards
-   (hold them out of ``collect.seeds``); the table is saved, and ``curves.png`` beside the state
-   file draws every round so far (SFT loss, GRPO reward and variance, held-out success per round).
+7. eval: SFT vs GRPO (and ``eval.baselines``) on the suites of stage 0 (or on ``eval.tasks`` from
+   seed ``eval.seed``), refused again if a model's datasets hold an evaluated instance; the table
+   (per suite, category and app, with each policy's overlap) is saved, and ``curves.png`` beside
+   the state file draws every round so far (SFT loss, GRPO reward and variance, held-out success).
 
 Every stage's inputs and outputs (dataset refs, model names, rollout and eval ids) are
 written to ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted
@@ -47,7 +56,7 @@ from typing import Any, Callable
 
 import yaml
 
-STAGES = ("collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval")
+STAGES = ("tasks", "collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -149,6 +158,103 @@ class Loop:
         return f"{self.config.name}/r{k}/{stage}"
 
     # -- stages ------------------------------------------------------------------------
+    def _tasks(self, k: int, done: dict) -> dict:
+        """Fingerprint what the loop trains on; build the eval suites; refuse an eval that is not held out."""
+        from mockphone.tasks import instances, registry
+        from rollout.heldout import EvalOverlap, job_fingerprints
+
+        if k > 1 and "tasks" in self.state.get("round1", {}):
+            return {"inputs": {}, **{key: v for key, v in self.state["round1"]["tasks"].items() if key != "inputs"}}
+        train = self._training_jobs()
+        rows = []
+        for task, seed in sorted(train):
+            fp, key, steps = instances.describe(registry.get(task), seed)
+            cls = registry.get(task)
+            rows.append({"fingerprint": fp, "template": task, "seed": seed, "locale": "en-US",
+                         "episode_key": key, "app": cls.app_names[0] if cls.app_names else "",
+                         "apps": ",".join(cls.app_names), "category": cls.category, "optimal_steps": steps})
+        trained = {r["fingerprint"]: (r["template"], r["seed"]) for r in rows}
+        result: dict[str, Any] = {"inputs": {"suites": self.config.eval.get("suites")},
+                                  "training_instances": len(trained)}
+        suites = self.config.eval.get("suites")
+        if suites:
+            result.update(self._suites(suites, rows))
+            jobs = {job for ref in result["suites"] for job in self._suite_jobs(ref)}
+        else:
+            from rollout.runner import RolloutSpec, jobs_for
+
+            spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
+                                                   if key not in ("baselines", "allow_overlap")})
+            jobs = set(jobs_for(spec))
+        evaluated = job_fingerprints(sorted(jobs), "en-US")
+        shared: dict[str, list] = {}
+        for job, fp in evaluated.items():
+            if fp in trained:
+                shared.setdefault(fp, []).append(job)
+        result.update({"eval_instances": len(set(evaluated.values())), "overlap": len(shared)})
+        if shared:
+            if not self.config.eval.get("allow_overlap"):
+                raise EvalOverlap("this loop", ["its collect, rollout and grpo instances"], shared)
+            self.say(f"warning: {len(shared)} evaluated instance(s) are also trained on (eval.allow_overlap): "
+                     "this eval is not held out")
+        return result
+
+    def _training_jobs(self) -> set[tuple[str, int]]:
+        """Every (task, seed) the loop trains on: demonstrations, rollouts, GRPO's online episodes."""
+        from mockphone.tasks import registry
+        from rollout.runner import RolloutSpec, jobs_for
+        from training.mock_episodes import ONLINE_SEED
+
+        collect = self.config.collect
+        jobs = {(t.name(), s) for t in registry.select(collect.get("tasks", "all")) for s in collect.get("seeds", [0])}
+        rollout = {key: v for key, v in _with_options(self.config.rollout).items()}
+        jobs |= set(jobs_for(RolloutSpec(policy="oracle", **rollout)))
+        grpo = self.config.grpo
+        if grpo.get("env") == "mock":
+            names = [t.name() for t in registry.select(grpo.get("tasks", "all"))]
+            start = ONLINE_SEED + int(grpo.get("seed", 0))
+            jobs |= {(names[i % len(names)], start + i) for i in range(int(grpo.get("online_prompts", 64)))}
+        return jobs
+
+    def _suites(self, config: dict, train_rows: list[dict]) -> dict:
+        """The loop's task set and its three suites, disjoint from ``train_rows`` by fingerprint and episode."""
+        from datalake import tasksets
+        from mockphone.tasks import instances, registry
+        from phoneloop.cli_tasks import seed_range
+
+        unknown = sorted(set(config) - {"tasks", "seeds", "per_template"})
+        if unknown:
+            raise LoopConfigError(f"eval.suites: unknown field(s) {', '.join(unknown)} (tasks, seeds, per_template)")
+        kept, rejected, _ = instances.generate(registry.select(config.get("tasks", "all")),
+                                               seed_range(str(config.get("seeds", "300-305"))))
+        if not kept:
+            raise StageFailed(f"eval.suites: no verified instance ({rejected[:1]})")
+        if rejected:
+            self.say(f"eval.suites: {len(rejected)} instance(s) rejected, e.g. {rejected[0].reason}")
+        world = tasksets.write(self.lake, f"{self.config.name}-world", "taskset", [i.to_row() for i in kept])
+        self.lake.invalidate()
+        per = config.get("per_template", 3)
+        per = per if isinstance(per, dict) else {name: per for name in tasksets.SUITES}
+        refs, sizes = [], {}
+        for kind, members in tasksets.split_suites(tasksets.read(self.lake, world), train_rows).items():
+            capped, count = [], {}
+            for r in members:
+                count[r["template"]] = count.get(r["template"], 0) + 1
+                if count[r["template"]] <= int(per.get(kind, 3)):
+                    capped.append(r)
+            if capped:
+                refs.append(tasksets.write(self.lake, f"{self.config.name}-{kind}", "suite", capped, parent=world))
+                sizes[kind] = len(capped)
+            else:
+                self.say(f"eval.suites: suite {kind} is empty (no instance of eval.suites.tasks falls in it)")
+        self.lake.invalidate()
+        return {"taskset": world, "suites": refs, "suite_sizes": sizes}
+
+    def _suite_jobs(self, ref: str) -> list[tuple[str, int]]:
+        from datalake import tasksets
+
+        return [(r["template"], int(r["seed"])) for r in tasksets.read(self.lake, ref, "suite")]
+
     def _collect(self, k: int, done: dict) -> dict:
         from collectors import OraclePolicy, collect
         from mockphone.phone import MockPhone
@@ -230,32 +336,24 @@ class Loop:
 
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
+        allow = bool(options.pop("allow_overlap", False))
+        options.pop("suites", None)
+        suites = (self.state.get("round1", {}).get("tasks") or {}).get("suites") or None
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
-        spec = RolloutSpec(policy=policies[0], round=k, **options)
-        shared = self._demonstrated_seeds(spec)
-        if shared:
-            self.say(f"warning: eval seeds {shared} were also demonstrated (collect.seeds): this eval is not held out")
+        spec = RolloutSpec(policy=policies[0], round=k, **{"tasks": "all", **options})  # suites replace the tasks
         eval_id = hashlib.sha1(self._run_id(k, "eval").encode()).hexdigest()[:12]
         report = evaluate(self.lake.uri, policies, spec, eval_id=eval_id, name=f"{self.config.name} round {k}",
-                          loop=self.config.name)
+                          loop=self.config.name, suites=suites, allow_overlap=allow)
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
-        result = {"inputs": {"policies": policies, "tasks": options.get("tasks")}, "eval_id": report.eval_id,
-                  "folder": report.folder, "held_out": not shared, "by_category": report.by_category,
-                  "overall": report.overall}
+        overlap = done.get("tasks", self.state.get("round1", {}).get("tasks", {})).get("overlap")
+        result = {"inputs": {"policies": policies, "tasks": options.get("tasks"), "suites": suites},
+                  "eval_id": report.eval_id, "folder": report.folder,
+                  "held_out": not overlap and not any(report.overlap.values()), "overlap": report.overlap,
+                  "by_suite": report.by_suite, "by_category": report.by_category, "overall": report.overall}
         result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
         return result
-
-    def _demonstrated_seeds(self, spec) -> list[int]:
-        """Seeds of the eval's (task, seed) jobs (``rollout.runner.jobs_for``) that ``collect`` also demonstrated."""
-        from mockphone.tasks import registry
-        from rollout.runner import jobs_for
-
-        collect = self.config.collect
-        demonstrated = {(t.name(), s) for t in registry.select(collect.get("tasks", "all"))
-                        for s in collect.get("seeds", [0])}
-        return sorted({seed for task, seed in jobs_for(spec) if (task, seed) in demonstrated})
 
     def _curves(self, state: dict) -> Path:
         """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each

@@ -48,11 +48,15 @@ class EvalReport:
     rollouts: dict[str, RolloutReport]
     failed: dict[str, str] = field(default_factory=dict)  # policy -> why it did not run
     overall: dict[str, dict] = field(default_factory=dict)  # policy -> {n, successes, rate, low, high}, every task
+    suites: list[str] = field(default_factory=list)  # the suites (name@vN) the jobs came from, if any
+    by_suite: dict[str, dict[str, dict]] = field(default_factory=dict)  # suite -> policy -> cell
+    overlap: dict[str, int | None] = field(default_factory=dict)  # policy -> evaluated instances it trained on
 
     def to_dict(self) -> dict:
         return {"eval_id": self.eval_id, "policies": self.policies, "by_category": self.by_category,
                 "by_app": self.by_app, "overall": self.overall, "comparisons": self.comparisons, "failed": self.failed,
-                "markdown": self.markdown, "folder": self.folder,
+                "markdown": self.markdown, "folder": self.folder, "suites": self.suites, "by_suite": self.by_suite,
+                "overlap": self.overlap,
                 "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
 
 
@@ -68,13 +72,39 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
              progress: Callable[[str, RolloutReport], None] | None = None, *, eval_id: str | None = None,
-             name: str | None = None, loop: str | None = None) -> EvalReport:
-    """Run ``spec`` (tasks, phones, episodes, options) once per policy, tabulate, record."""
+             name: str | None = None, loop: str | None = None, suites: list[str] | None = None,
+             allow_overlap: bool = False) -> EvalReport:
+    """Run ``spec`` (tasks, phones, episodes, options) once per policy, tabulate, record.
+
+    ``suites`` (evaluation suites ``NAME[@vN]``) replace the spec's tasks and seeds by the suites'
+    instances. Before anything runs, the instances are checked against what each registered model
+    trained on (``rollout.heldout``): :class:`~rollout.heldout.EvalOverlap` names the shared ones
+    unless ``allow_overlap``; each evals row records its suites and overlap count."""
+    from rollout import heldout
+    from rollout.runner import parse_phones
+
     eval_id = eval_id or uuid.uuid4().hex[:12]
     names = [policy_identity(replace(spec, policy=p, name=None)) for p in policies]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ValueError(f"policy listed twice: {', '.join(twice)}")
+    lake = Lake.open(lake_uri)
+    suite_of: dict[tuple[str, int], str] = {}
+    resolved: list[str] = []
+    if suites:
+        locales = set()
+        for ref in suites:
+            full, jobs, locale = heldout.suite_jobs(lake, ref)
+            resolved.append(full)
+            locales.add(locale)
+            for job in jobs:
+                suite_of.setdefault(job, full)
+        if len(locales) > 1:
+            raise ValueError(f"suites {', '.join(resolved)} are of different locales {sorted(locales)}")
+        spec = replace(spec, jobs=tuple(suite_of), locale=locales.pop(), tasks=",".join(resolved))
+    fingerprints = heldout.job_fingerprints(jobs_for(spec), spec.locale) \
+        if parse_phones(spec.phones)[0] == "mock" else {}
+    overlap = heldout.check(lake, policies, names, fingerprints, allow=allow_overlap)
     rollouts, failed = {}, {}
     for policy, ident in zip(policies, names):
         run = replace(spec, policy=policy, name=None, purpose="eval", run_id=f"eval/{eval_id}",
@@ -87,27 +117,37 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
             continue
         if report.episodes == 0 and report.skipped == 0:
             failed[ident] = f"no episode recorded: {report.errors[0] if report.errors else 'no job ran'}"
-    lake = Lake.open(lake_uri)
+    lake.invalidate()
     results = lake.sql(RESULTS, [eval_id]).to_pylist()
-    categories = sorted({t.category for t in _tasks(spec.tasks)})
+    categories = sorted({_category(task) for task, _ in jobs_for(spec)})
     by_category = _table(results, "category", names, categories)
     by_app = _table(results, "app", names, [])
     overall = _table([{**r, "all": "all"} for r in results], "all", names, ["all"])["all"]
+    by_suite = _table([{**r, "suite": suite_of.get((r["task"], r["seed"]), "-")} for r in results], "suite", names,
+                      resolved) if resolved else {}
     comparisons = paired(results, names)
-    markdown = render_markdown(names, by_category, by_app, comparisons, failed, overall)
+    markdown = render_markdown(names, by_category, by_app, comparisons, failed, overall, by_suite=by_suite,
+                               held_out=_held_out_line(resolved, len(fingerprints), overlap))
     folder = Path(lake.uri) / "evals" / eval_id
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "report.md").write_text(markdown, encoding="utf-8")
     _chart(names, by_category, folder / "chart.png")
-    _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed)
+    _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed,
+            suite=",".join(resolved) or None, overlap=overlap, by_suite=by_suite)
     return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed,
-                      overall)
+                      overall, resolved, by_suite, overlap)
 
 
-def _tasks(selector: str):
+def _category(task: str) -> str:
     from mockphone.tasks import registry
 
-    return registry.select(selector)
+    return registry.get(task).category
+
+
+def _held_out_line(suites: list[str], instances: int, overlap: dict[str, int | None]) -> str:
+    where = f"suite {', '.join(suites)}" if suites else "tasks x seeds"
+    counts = ", ".join(f"{p} {'unknown' if n is None else n}" for p, n in overlap.items())
+    return f"{where}: {instances} instance(s); overlap with each policy's training data: {counts}"
 
 
 def _table(results: list[dict], group: str, names: list[str], groups: list[str]) -> dict[str, dict[str, dict]]:
@@ -157,7 +197,8 @@ def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[st
     return {"kind": "checkpoint", "path": policy}
 
 
-def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed):
+def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed, *,
+            suite=None, overlap=None, by_suite=None):
     """One ``evals`` row per policy; a rerun of the same eval_id adds nothing twice."""
     have = {r["policy"] for r in lake.sql("SELECT policy FROM evals WHERE eval_id = ?", [eval_id]).to_pylist()}
     seeds = sorted({seed for _, seed in jobs_for(spec)})
@@ -175,9 +216,11 @@ def _record(lake, eval_id, name, loop, spec, policies, names, results, by_catego
             "episodes": len(mine), "successes": sum(r["outcome"] == "success" for r in mine),
             "results_json": json.dumps(mine, default=str),
             "summary_json": json.dumps({"by_category": {g: c.get(ident) for g, c in by_category.items()},
-                                        "by_app": {g: c.get(ident) for g, c in by_app.items()}}),
+                                        "by_app": {g: c.get(ident) for g, c in by_app.items()},
+                                        "by_suite": {g: c.get(ident) for g, c in (by_suite or {}).items()}}),
             "comparisons_json": json.dumps([c for c in comparisons if ident in (c["a"], c["b"])]),
-            "round": spec.round, "loop": loop, "created_at": S.now()})
+            "round": spec.round, "loop": loop, "created_at": S.now(), "suite": suite,
+            "overlap": (overlap or {}).get(ident)})
     if rows:
         lake.append("evals", rows)
 
@@ -189,11 +232,14 @@ def _cell(c: dict | None) -> str:
 
 
 def render_markdown(policies: list[str], by_category: dict, by_app: dict, comparisons: list[dict] = (),
-                    failed: dict | None = None, overall: dict | None = None) -> str:
-    """The category and app tables (the category table ends with every task together: ``all``),
+                    failed: dict | None = None, overall: dict | None = None, *, by_suite: dict | None = None,
+                    held_out: str | None = None) -> str:
+    """What was evaluated and its overlap with training, the suite table (when the jobs came from
+    suites), the category and app tables (the category table ends with every task together: ``all``),
     then the paired comparisons and the policies that did not run."""
-    lines = []
-    for title, table in (("category", by_category), ("app", by_app)):
+    lines = [held_out, ""] if held_out else []
+    tables = ((("suite", by_suite),) if by_suite else ()) + (("category", by_category), ("app", by_app))
+    for title, table in tables:
         lines += [f"| {title} | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
         for group in sorted(table):
             lines.append(f"| {group} | " + " | ".join(_cell(table[group].get(p)) for p in policies) + " |")

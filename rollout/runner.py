@@ -61,6 +61,8 @@ class RolloutSpec:
     locale: str = "en-US"  # mock phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
     backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see rollout.backends
     address: str | None = None  # Ray cluster address (auto, ray://HOST:PORT); None starts a local one
+    seeds: tuple[int, ...] | None = None  # these seeds for every task (instead of seed..seed+episodes-1)
+    jobs: tuple[tuple[str, int], ...] | None = None  # exactly these (task, seed) jobs: an evaluation suite's
 
 
 @dataclass
@@ -98,16 +100,29 @@ def parse_phones(phones: str) -> tuple[str, list[str]]:
 
 
 def jobs_for(spec: RolloutSpec) -> list[tuple[str, int]]:
+    """The (task, seed) jobs of ``spec``: ``spec.jobs`` when given (a suite's instances), else every
+    selected task on ``spec.seeds`` or on ``spec.seed .. spec.seed + episodes - 1``."""
     from mockphone.errors import UnknownTask
     from mockphone.tasks import registry
 
+    if spec.jobs is not None:
+        known = set(registry.REGISTRY)
+        unknown = sorted({task for task, _ in spec.jobs} - known)
+        if unknown:
+            raise PolicyError(f"unknown task(s) {', '.join(unknown)} in the jobs (see phoneloop tasks list)")
+        if not spec.jobs:
+            raise PolicyError("no job to run: the job list is empty")
+        return [(task, int(seed)) for task, seed in spec.jobs]
     try:
         names = [t.name() for t in registry.select(spec.tasks)]
     except UnknownTask as exc:
         raise PolicyError(f"task selector {spec.tasks!r}: {exc}") from None
     if not names:
         raise PolicyError(f"task selector {spec.tasks!r} matches no task")
-    return [(name, spec.seed + k) for name in names for k in range(spec.episodes)]
+    seeds = list(spec.seeds) if spec.seeds is not None else [spec.seed + k for k in range(spec.episodes)]
+    if not seeds:
+        raise PolicyError("no seed to run: the seed list is empty")
+    return [(name, seed) for name in names for seed in seeds]
 
 
 def policy_identity(spec: RolloutSpec) -> str:

@@ -14,19 +14,20 @@ SMALL = {
     "sft": {"model": "tiny", "max_steps": 2, "batch_size": 2},
     "rollout": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "max_steps": 2},
     "grpo": {"max_steps": 1, "num_generations": 2, "batch_size": 2, "max_completion_tokens": 16},
-    "eval": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "baselines": ["oracle"]},
+    "eval": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "baselines": ["oracle"],
+             "allow_overlap": True},  # seed 0 is demonstrated too: not held out, and said so
 }
 
 
 def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     lake = Lake.init(tmp_path / "lake")
-    broken = {**SMALL, "eval": {**SMALL["eval"], "tasks": "app:nope"}}
+    broken = {**SMALL, "eval": {**SMALL["eval"], "baselines": ["oracle", "no-such-model"]}}
     with pytest.raises(StageFailed, match="round 1 eval failed"):
         Loop(lake.uri, LoopConfig(**broken)).run(1)
     saved = json.loads((tmp_path / "lake" / "loops" / "t" / "state.json").read_text())
     state = saved["round1"]
     assert list(state) == list(STAGES[:-1])  # everything up to the failed eval was kept
-    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "eval") and "unknown app 'nope'" in saved["failed"]["error"]
+    assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "eval") and "no-such-model" in saved["failed"]["error"]
     datasets_before = Lake.open(lake.uri).sql("SELECT count(*) FROM datasets").column(0)[0].as_py()
 
     final_state = Loop(lake.uri, LoopConfig(**SMALL)).run(1)
@@ -45,9 +46,25 @@ def test_a_round_runs_every_stage_records_lineage_and_resumes(tmp_path):
     table = final["eval"]["by_category"]["single-app"]
     assert table["oracle"]["rate"] == 1.0 and set(table) == {"t-r1-sft", "t-r1-grpo", "oracle"}
     assert final["eval"]["held_out"] is False  # SMALL evaluates seed 0, which it also demonstrated
+    assert final["tasks"]["overlap"] == 1 and final["eval"]["overlap"]["t-r1-sft"] == 1
     assert (tmp_path / "lake" / "loops" / "t" / "curves.png").is_file()
-    evals = fresh.sql("SELECT policy, status, loop, round FROM evals ORDER BY policy").to_pylist()
+    evals = fresh.sql("SELECT policy, status, loop, round FROM evals WHERE status = 'ok' ORDER BY policy").to_pylist()
     assert evals == [{"policy": p, "status": "ok", "loop": "t", "round": 1} for p in ("oracle", "t-r1-grpo", "t-r1-sft")]
+
+
+def test_a_loop_whose_eval_repeats_a_training_instance_stops_before_training_and_exits_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    lake = Lake.init(tmp_path / "lake")
+    config = tmp_path / "loop.yaml"
+    leaky = {**SMALL, "eval": {k: v for k, v in SMALL["eval"].items() if k != "allow_overlap"}}
+    config.write_text(yaml.safe_dump(leaky))
+    result = CliRunner().invoke(app, ["loop", "--rounds", "1", "--config", str(config), "--lake", lake.uri])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "round 1 tasks failed" in text and "SettingsWifiOn seed 0" in text, text
+    assert Lake.open(lake.uri).sql("SELECT count(*) FROM episodes").column(0)[0].as_py() == 0  # nothing collected
 
 
 def test_loop_config_rejects_unknown_fields(tmp_path):
@@ -69,8 +86,9 @@ def test_a_stage_that_produces_nothing_fails_the_loop_with_exit_1_and_status_nam
     assert result.exit_code == 1 and "round 1 collect failed" in result.output, result.output
     status = CliRunner().invoke(app, ["loop", "status", "--config", str(path), "--lake", lake.uri, "--json"])
     rows = json.loads(status.stdout)
-    assert [(r["stage"], r["state"]) for r in rows][:2] == [("collect", "failed"), ("curate", "pending")]
-    assert "no episode" in rows[0]["error"]
+    assert [(r["stage"], r["state"]) for r in rows][:3] == [("tasks", "done"), ("collect", "failed"),
+                                                            ("curate", "pending")]
+    assert "no episode" in rows[1]["error"]
 
 
 def test_the_example_loop_runs_real_plus_mock_grpo_after_sft():
