@@ -195,6 +195,12 @@ HOURS = (5, 6, 7, 8, 10, 13, 17, 21)
 MINUTES = (0, 5, 15, 20, 45, 50)
 
 
+def _drop_alarm(phone: MockPhone, hour: int, minute: int) -> None:
+    """Remove alarms at hour:minute, so the one the agent sets is the only one there."""
+    alarms = phone.app("clock").state.alarms
+    alarms[:] = [a for a in alarms if (a.hour, a.minute) != (hour, minute)]
+
+
 class ClockAddAlarm(Task):
     """Create an alarm at a given time (24-hour)."""
 
@@ -203,6 +209,9 @@ class ClockAddAlarm(Task):
     complexity = 3.0
     allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59)}
+
+    def setup(self, phone: MockPhone) -> None:  # the seed's world may hold an alarm at that time already
+        _drop_alarm(phone, self.params["hour"], self.params["minute"])
 
     def check(self, phone: MockPhone) -> float:
         alarm = phone.state("clock").find(f"{self.params['hour']:02d}:{self.params['minute']:02d}")
@@ -225,6 +234,9 @@ class ClockAddLabeledAlarm(Task):
     allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59),
               "label": Param(str, choices=("Take pills", "Pick up kids", "Stand-up", "Water plants"))}
+
+    def setup(self, phone: MockPhone) -> None:  # the seed's world may hold an alarm at that time already
+        _drop_alarm(phone, self.params["hour"], self.params["minute"])
 
     def check(self, phone: MockPhone) -> float:
         alarm = phone.state("clock").find(f"{self.params['hour']:02d}:{self.params['minute']:02d}")
