@@ -22,6 +22,11 @@ Figures:
 5. state-diff verification per episode (start snapshot + ``is_successful``) in ms, CPU time
    (mean over the tasks, and the slowest task), against one such encode (target: below 1.0).
 
+6. world generation per instance (``mockphone.world``: every section of a fresh seed's world, en-US
+   and zh-CN, uncached) in CPU ms, against one PNG encode (target: below 1.0);
+7. ``tasks generate`` throughput: instances/s solved and verified (start 0, oracle 1, every wrong
+   ending < 1) on one core, and with the wrong endings skipped (``--quick``).
+
 Timings are printed, never asserted; the machine is shared, so compare ratios.
 """
 
@@ -159,6 +164,28 @@ def verifier_cost(plans, seed: int, repeats: int = 20) -> tuple[float, float]:
     return sum(costs) / len(costs), max(costs)
 
 
+def world_ms(seeds: range) -> float:
+    """CPU ms to build every section of a fresh world (no cache), averaged over seeds and both locales."""
+    from mockphone.world import World
+
+    start, n = time.process_time(), 0
+    for seed in seeds:
+        for locale in ("en-US", "zh-CN"):
+            World(seed + 10_000, locale).to_json()  # seeds nobody cached
+            n += 1
+    return 1000 * (time.process_time() - start) / n
+
+
+def generate_rate(seeds: range, wrong_endings: bool) -> float:
+    """Instances/s of ``tasks generate`` on one core (every template x ``seeds``, verified)."""
+    from mockphone.tasks import instances, registry
+
+    classes = registry.select("all")
+    start = time.process_time()
+    instances.generate(classes, seeds, wrong_endings=wrong_endings)
+    return len(classes) * len(seeds) / (time.process_time() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="short run")
@@ -171,6 +198,9 @@ def main() -> None:
     rates.update(run_steps(sample, 0, ("tree", "raw_small"), 2))
     full, scratch, tree, raw, base = (n / t for n, t in (rates[m] for m in ("png", "scratch", "tree", "raw", "encode")))
     verify_ms, verify_max_ms = verifier_cost(sample, 0, repeats=5 if args.quick else 20)
+    world = world_ms(range(10 if args.quick else 40))
+    generated = generate_rate(range(1 if args.quick else 2), True)
+    generated_quick = generate_rate(range(2 if args.quick else 4), False)
     print(json.dumps({
         "tasks": len(sample), "oracle_steps": sum(len(a) for _, a in sample),
         "observe_act_steps_per_cpu_s": round(full, 1), "observe_act_scratch_steps_per_cpu_s": round(scratch, 1),
@@ -183,6 +213,10 @@ def main() -> None:
         "state_diff_verification_ms_per_episode": round(verify_ms, 3),
         "state_diff_verification_ms_slowest_task": round(verify_max_ms, 3), "png_encode_ms": round(1000 / base, 3),
         "ratio_verification_vs_png_encode": round(verify_ms * base / 1000, 3),
+        "world_generation_ms_per_instance": round(world, 3), "ratio_world_generation_vs_png_encode":
+            round(world * base / 1000, 3),
+        "tasks_generate_instances_per_cpu_s": round(generated, 2),
+        "tasks_generate_quick_instances_per_cpu_s": round(generated_quick, 2),
     }, indent=2))
 
 

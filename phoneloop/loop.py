@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
@@ -226,7 +227,8 @@ class Loop:
         if unknown:
             raise LoopConfigError(f"eval.suites: unknown field(s) {', '.join(unknown)} (tasks, seeds, per_template)")
         kept, rejected, _ = instances.generate(registry.select(config.get("tasks", "all")),
-                                               seed_range(str(config.get("seeds", "300-305"))))
+                                               seed_range(str(config.get("seeds", "300-305"))),
+                                               workers=min(2, os.cpu_count() or 1))
         if not kept:
             raise StageFailed(f"eval.suites: no verified instance ({rejected[:1]})")
         if rejected:

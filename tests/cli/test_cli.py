@@ -133,8 +133,8 @@ def test_compact_keeps_rows(lake_dir):
 
 def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     """The README's main job, small (``--quick``: examples/loop_quick.yaml): sample + mock demonstrations ->
-    dataset -> SFT -> rollouts -> dataset -> GRPO with played online episodes -> eval on held-out seeds, where the
-    SFT model beats random and its replies parse."""
+    dataset -> SFT -> rollouts -> dataset -> GRPO with played online episodes -> eval on three suites of
+    instances it never trained on, where the SFT model beats random and its replies parse."""
     from datalake.lake import Lake
 
     result = runner.invoke(app, ["demo", "--quick", "--lake", str(tmp_path / "lake"), "--json"])
@@ -142,18 +142,28 @@ def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     out = json.loads(result.stdout)
     assert out["imported"] == 6 and out["quarantined"] == 0
     r = out["round"]
-    assert list(r) == ["collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval"]
+    assert list(r) == ["tasks", "collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval"]
     rows = {(x["source"], x["phone"], x["category"]): x for x in out["summary"]}
     assert rows[("oracle", "mock", "single-app")]["success_rate"] == 1.0 and ("rollout", "mock", "single-app") in rows
     sft, grpo = r["sft"]["model"], r["grpo"]["model"]
-    assert f"| category | {sft} | {grpo} | oracle | random |" in out["eval_markdown"] and "| **all** |" in out["eval_markdown"]
+    assert f"| suite | {sft} | {grpo} | oracle | random |" in out["eval_markdown"] and "| **all** |" in out["eval_markdown"]
+    suites = r["tasks"]["suites"]
+    assert [s.split("@")[0] for s in suites] == ["demo-loop-quick-id", "demo-loop-quick-ood-template",
+                                                 "demo-loop-quick-ood-app"]
     overall = r["eval"]["overall"]
-    assert overall["oracle"]["rate"] == 1.0 and overall[sft]["n"] == overall["random"]["n"] == 6  # 3 x 2 seeds
+    assert overall["oracle"]["rate"] == 1.0 and overall[sft]["n"] == overall["random"]["n"] == 10  # 6 + 2 + 2
     assert overall[sft]["successes"] > overall["random"]["successes"], out["eval_markdown"]
-    # held-out seeds only, and the SFT model's replies parse (an unparseable step is recorded as invalid)
+    assert r["eval"]["held_out"] is True and set(r["eval"]["overlap"].values()) == {0}
+    # held out by content, checked outside the loop: the fingerprints the collector and the rollouts recorded on
+    # every training episode never meet a suite instance, and every evaluated episode is one
     lake = Lake.open(out["lake"])
-    seeds = lake.sql("SELECT DISTINCT json_extract(meta_json, '$.seed')::INT AS s FROM episodes WHERE purpose = 'eval'")
-    assert sorted(x["s"] for x in seeds.to_pylist()) == [100, 101] and r["eval"]["held_out"] is True
+    shared = lake.sql("SELECT count(*) FROM episodes e JOIN tasksets t ON e.instance = t.fingerprint "
+                      "WHERE t.kind = 'suite' AND e.purpose = 'train'").column(0)[0].as_py()
+    strays = lake.sql("SELECT count(*) FROM episodes WHERE purpose = 'eval' AND instance NOT IN "
+                      "(SELECT fingerprint FROM tasksets WHERE kind = 'suite')").column(0)[0].as_py()
+    assert shared == 0 and strays == 0
+    evals = lake.sql("SELECT DISTINCT suite, overlap FROM evals").to_pylist()
+    assert evals == [{"suite": ",".join(suites), "overlap": 0}]
     steps = lake.sql("SELECT count(*) AS n, count(*) FILTER (WHERE s.raw_output LIKE 'invalid: %') AS bad FROM steps s "
                      "JOIN episodes e USING (episode_id) WHERE e.purpose = 'eval' AND e.policy = ?", [sft]).to_pylist()[0]
     assert steps["n"] and steps["bad"] <= 0.3 * steps["n"], steps
@@ -169,8 +179,11 @@ def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
 
 def test_the_demo_loop_is_the_demo_task_set_with_held_out_seeds():
     """examples/loop.yaml (the README's main job): >= 12 templates with >= 2 cross-app and >= 2 mini-app ones, the
-    element-list format, balanced SFT, and seeds that never meet: demonstrations, rollouts, online GRPO, eval."""
+    element-list format, balanced SFT, seeds that never meet (demonstrations, rollouts, online GRPO, the suites'
+    candidates), and suites drawn from the trained templates, 6 untrained templates of trained apps and 6
+    templates of untrained apps."""
     from mockphone.tasks.registry import get
+    from phoneloop.cli_tasks import seed_range
     from phoneloop.demo import DEFAULT_CONFIG
     from phoneloop.loop import LoopConfig
     from training.experiment import DEMO_TASKS
@@ -179,12 +192,18 @@ def test_the_demo_loop_is_the_demo_task_set_with_held_out_seeds():
     config = LoopConfig.load(DEFAULT_CONFIG)
     tasks = config.collect["tasks"].split(",")
     assert tuple(tasks) == DEMO_TASKS and all(getattr(config, s)["tasks"] == config.collect["tasks"]
-                                              for s in ("rollout", "grpo", "eval"))
+                                              for s in ("rollout", "grpo"))
     categories = [get(t).category for t in tasks]
     assert len(tasks) >= 12 and categories.count("cross-app") >= 2 and categories.count("mini-app") >= 2
     assert config.sft["balance"] == "task" and "elements: true" in config.path(config.recipe).read_text()
+    candidates = config.eval["suites"]["tasks"].split(",")
+    assert candidates[:len(tasks)] == tasks
+    trained_apps = {a for t in tasks for a in get(t).app_names}
+    extra = [get(t) for t in candidates[len(tasks):]]
+    assert sum(set(c.app_names) <= trained_apps for c in extra) == 6
+    assert sum(not set(c.app_names) & trained_apps for c in extra) == 6
     train = set(config.collect["seeds"])
-    evaluated = set(range(config.eval["seed"], config.eval["seed"] + config.eval["episodes"]))
+    evaluated = set(seed_range(config.eval["suites"]["seeds"]))
     rolled = set(range(config.rollout["seed"], config.rollout["seed"] + config.rollout["episodes"]))
     assert not (train & evaluated or rolled & evaluated or train & rolled)
     assert max(train | evaluated | rolled) < ONLINE_SEED
