@@ -427,6 +427,10 @@ class Episode:
         """A deterministic id from the content, so re-importing an id-less record is idempotent."""
         h = hashlib.sha256()
         h.update(json.dumps([self.instruction, self.source, self.device.to_dict()], sort_keys=True).encode())
+        # a task episode's instance (content fingerprint) and seed: two jobs whose episodes look alike never collide
+        ident = {k: self.meta[k] for k in ("instance", "seed") if k in self.meta}
+        if ident:
+            h.update(json.dumps(ident, sort_keys=True, default=str).encode())
         for step in self.steps:
             h.update(step.observation.sha256.encode())
             h.update(step.action.to_json().encode())

@@ -66,3 +66,15 @@ def test_dedup_exact_merges_two_seeds_that_generated_the_same_instance(lake):
     ws = workset.load(lake, [e.episode_id for e in episodes])
     kept = OPS["dedup_exact"].fn(ws, Context(lake))
     assert [e.episode_id for e in kept] == [episodes[0].episode_id]
+
+
+def test_two_jobs_with_identical_looking_episodes_get_different_ids_and_one_job_keeps_its_id(lake):
+    import dataclasses
+
+    ep = record(registry.get("SettingsWifiOn"), (0,))[0]
+    alike = [dataclasses.replace(ep, episode_id=None, meta={**ep.meta, "seed": s}) for s in (0, 7)]
+    assert [e.steps for e in alike][0] == alike[1].steps  # the same screens and actions
+    assert alike[0].episode_id != alike[1].episode_id  # but two jobs: never "duplicate episode_id in one batch"
+    assert dataclasses.replace(alike[0], episode_id=None).episode_id == alike[0].episode_id  # re-import: same id
+    report = lake.write_episodes(alike)
+    assert report.written == 2 and not report.quarantined
