@@ -466,6 +466,6 @@ def _with_options(section: dict[str, Any]) -> dict[str, Any]:
 
 def _short(result: Any) -> str:
     if isinstance(result, dict):
-        keys = ("dataset", "model", "rollout_id", "eval_id", "episodes")
+        keys = ("taskset", "suites", "overlap", "dataset", "model", "rollout_id", "eval_id", "episodes")
         return ", ".join(f"{key} {result[key]}" for key in keys if key in result) or "ok"
     return str(result)
