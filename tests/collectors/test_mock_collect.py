@@ -72,9 +72,12 @@ def test_detour_steps_are_labelled_and_recovered_from(collected):
         assert detour == list(range(detour[0], detour[-1] + 1))  # one contiguous mistake + recovery
         actions = [json.loads(r["action_json"]) for r in lake.sql(
             "select action_json from steps where episode_id = ? order by step_index", [ep["episode_id"]]).to_pylist()]
-        first = actions[detour[0]]
+        opened = [actions[i] for i in detour if actions[i]["type"] == "open_app"]  # after any dialog in the way
         if meta["detour_kind"] == "wrong_app":
-            assert first["type"] == "open_app" and first["app"] not in REGISTRY[ep["task"]].app_names
+            assert opened and opened[0]["app"] not in REGISTRY[ep["task"]].app_names
+        else:
+            assert meta["detour_kind"] == "wrong_item" and not opened
+            assert any(actions[i]["type"] == "tap" for i in detour)
         assert actions[-1]["type"] == "terminate" and len(actions) - 1 not in detour
         assert ep["outcome"] == "success"  # the recovery worked: the verifier passed it
         labelled = [r["i"] for r in lake.sql(
