@@ -109,6 +109,17 @@ def test_http_body_that_is_not_json_is_422(url):
     assert response.status_code == 422
 
 
+def test_http_mcp_jsonrpc_lists_the_phones_tools_and_a_bad_call_is_a_tool_error(url):
+    listed = httpx.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                        timeout=60).json()
+    assert [(t["name"], t["inputSchema"]) for t in listed["result"]["tools"]] == [
+        (s["name"], s["inputSchema"]) for s in specs()]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "clock.create_alarm", "arguments": {"hour": 25, "minute": 0}}}
+    result = httpx.post(f"{url}/mcp", json=call, timeout=60).json()["result"]
+    assert result["isError"] is True and "bad hour" in result["content"][0]["text"]
+
+
 # --- WebSocket ------------------------------------------------------------------------------
 
 def test_ws_whole_episode_reaches_the_verifiers_reward(ws):
