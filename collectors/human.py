@@ -8,14 +8,28 @@
   (never on another clickable element, never on a slider, whose x is the value), or a
   one-second pause comes first, or typing goes in two bursts.
 * ``detours`` (per episode): before one oracle step, a recoverable mistake and its
-  recovery — open a wrong app then go back to where it was, or tap a wrong row then
-  press back — so the data also teaches recovery. The oracle is computed from the live
-  screen, so it resumes from wherever the recovery leaves it.
+  recovery, so the data also teaches recovery. The oracle is computed from the live
+  screen, so it resumes from wherever the recovery leaves it. Kinds (``DETOUR_KINDS``):
+
+  - ``wrong_app``: open an app the task does not use, go home, reopen the app it was in;
+    possible before any step;
+  - ``wrong_item``: tap a list row that is not the one (a contact, a mail, a note, a
+    folder; never a toggle row), then press back; possible before the steps whose screen
+    shows such rows.
+
+Rates: an episode gets a detour with probability ``detours``; its kind is drawn uniformly
+among the kinds possible in that episode (so ``wrong_item`` in half the detoured
+episodes whose oracle passes a list, ``wrong_app`` in the other half and in every
+detoured episode that never shows one); its step uniformly among the steps where that
+kind is possible.
 
 Whether a plan works is settled before the episode, on a scratch phone with the same
 seed and perturbations (the mock phone is deterministic, so the recorded run repeats
-the rehearsal step for step): ``plan_variant`` tries a few random plans and keeps the
-first whose rehearsal the verifier passes, or falls back to the plain oracle.
+the rehearsal step for step): ``plan_variant`` draws the kind once, tries up to
+``PLAN_TRIES`` places (and rows) for it and keeps the first whose rehearsal the verifier
+passes; if none does, the episode is the plain oracle. The kind is never redrawn after a
+failed rehearsal: that would favour the kind that fails less (it made ``wrong_item``,
+whose taps more often change state, all but vanish).
 """
 
 from __future__ import annotations
@@ -27,7 +41,9 @@ from collectors.loop import OraclePolicy
 from datalake.types import Action, Observation, Step
 
 SLIDERS = ("android.widget.SeekBar",)
-PLAN_TRIES = 4
+PLAN_TRIES = 6
+DETOUR_KINDS = ("wrong_app", "wrong_item")
+SYSTEM_UI = "com.android.systemui"
 
 
 class HumanOracle:
@@ -36,18 +52,21 @@ class HumanOracle:
     source = "oracle"
 
     def __init__(self, phone: Any, task: Any, *, seed: int, noise: float = 0.0, detours: float = 0.0,
-                 variant: int = 0, detour_at: int | None = None) -> None:
+                 variant: int = 0, detour_at: int | None = None, detour_kind: str | None = None) -> None:
         for name, rate in (("noise", noise), ("detours", detours)):
             if not 0.0 <= rate <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {rate!r}")
+        if detour_kind is not None and detour_kind not in DETOUR_KINDS:
+            raise ValueError(f"detour_kind must be one of {', '.join(DETOUR_KINDS)}, got {detour_kind!r}")
         self.phone, self.task, self.noise = phone, task, noise
         self.rng = random.Random(f"human:{task.name()}:{seed}:{variant}")
         self.inner = OraclePolicy(phone, task)
         self.name = self.inner.name
         self.ui = self.inner._ui
-        self.detour_at = detour_at
-        self.detour_kind: str | None = None
+        self.detour_at, self.planned_kind = detour_at, detour_kind
+        self.detour_kind: str | None = None  # the kind done, once done
         self.labels: list[str] = []
+        self.row_steps: list[int] = []  # oracle steps whose screen showed rows a wrong_item detour could tap
         self._stream = self._actions()
 
     def act(self, instruction: str, observation: Observation | None, history: list[Step]) -> tuple[Action, None]:
@@ -61,6 +80,8 @@ class HumanOracle:
     def _actions(self) -> Iterator[tuple[Action, str]]:
         k = 0
         while True:
+            if _item_rows(self.ui.elements()):
+                self.row_steps.append(k)
             if k == self.detour_at:
                 yield from ((a, "detour") for a in self._detour())
             action = next(self.inner._plan, None)  # computed now, from the screen the detour left
@@ -106,9 +127,9 @@ class HumanOracle:
 
     def _detour(self) -> Iterator[Action]:
         yield from self.ui.interruptions()  # a person deals with the dialog in front of them first
-        rows = [e for e in self.ui.elements() if e.clickable and e.text == "" and _area(e) > 0
-                and e.class_name == "android.widget.LinearLayout" and not e.resource_id.startswith("com.android")]
-        if rows and self.rng.random() < 0.5:
+        rows = _item_rows(self.ui.elements())
+        kind = self.planned_kind or ("wrong_item" if rows and self.rng.random() < 0.5 else "wrong_app")
+        if kind == "wrong_item" and rows:
             yield from self._wrong_item(self.rng.choice(rows))
         else:
             yield from self._wrong_app()
@@ -134,6 +155,15 @@ class HumanOracle:
         if self.phone.ui_tree() != before:
             yield Action("key", key="back")
         yield from self.ui.interruptions()
+
+
+def _item_rows(els: list[Any]) -> list[Any]:
+    """List rows a person could tap by mistake: clickable rows without their own text (a contact, a mail,
+    a folder), not the system UI's, and not toggle rows (whose tap changes a setting)."""
+    switches = {e.parent for e in els if e.checkable}
+    return [e for e in els if e.clickable and e.text == "" and _area(e) > 0 and not e.checkable
+            and e.class_name == "android.widget.LinearLayout" and e.package != SYSTEM_UI
+            and e.index not in switches]
 
 
 def _contains(bounds: tuple[int, int, int, int], x: int, y: int) -> bool:
@@ -167,18 +197,30 @@ def rehearse(make_phone, task_cls: type, seed: int, max_steps: int, **plan: Any)
 
 def plan_variant(make_phone, task_cls: type, seed: int, *, noise: float, detours: float,
                  max_steps: int = 300) -> dict[str, Any]:
-    """Keyword arguments of a HumanOracle whose rehearsal succeeds (the plain oracle if none does)."""
+    """Keyword arguments of a HumanOracle whose rehearsal succeeds (the plain oracle if none does);
+    the detour's kind, place and rates are in the module docstring."""
     plain = {"noise": 0.0, "detours": 0.0}
     if not noise and not detours:
         return plain
     ok, base = rehearse(make_phone, task_cls, seed, max_steps, **plain)
     if not ok:
         return plain  # the oracle itself fails here: record it as it is
-    length = len(base.labels)
-    pick = random.Random(f"plan:{task_cls.name()}:{seed}")
+    kind, places = draw_detour(random.Random(f"plan:{task_cls.name()}:{seed}"), base, detours)
+    pick = random.Random(f"place:{task_cls.name()}:{seed}")
     for variant in range(PLAN_TRIES):
-        detour_at = pick.randrange(length - 1) if length > 1 and pick.random() < detours else None
-        plan = {"noise": noise, "detours": detours, "variant": variant, "detour_at": detour_at}
+        plan = {"noise": noise, "detours": detours, "variant": variant,
+                "detour_at": pick.choice(places) if kind else None, "detour_kind": kind}
         if rehearse(make_phone, task_cls, seed, max_steps, **plan)[0]:
             return plan
     return plain
+
+
+def draw_detour(rng: random.Random, base: HumanOracle, detours: float) -> tuple[str | None, list[int]]:
+    """The detour kind of one episode and the oracle steps it may come before, from the plain oracle's
+    rehearsal ``base``; (None, []) for no detour."""
+    last = len(base.labels) - 1  # the oracle's terminate: a detour comes before a step that does something
+    places = {"wrong_app": list(range(last)), "wrong_item": [k for k in base.row_steps if k < last]}
+    if last < 1 or rng.random() >= detours:
+        return None, []
+    kind = rng.choice([k for k in DETOUR_KINDS if places[k]])
+    return kind, places[kind]

@@ -18,6 +18,10 @@
    episode is not in the lake (finished but unwritten on the dead worker) runs once more
    on the workers still alive. Episode ids are content hashes of a deterministic
    recording, so a rerun writes nothing twice (``skipped``).
+4. The queues live in a manager process (``rollout.backends.LocalBackend``). When it dies,
+   each worker writes the episodes it finished and stops, and the parent starts a fresh
+   pool (and manager) on the same slots for every job the lake lacks (``RERUNS`` times at
+   most); the lake ends with every job's episode, once.
 
 Episodes carry ``source=oracle``, device kind ``mock``, ``meta.phone="mock"``,
 ``meta.seed``, ``meta.perturbation`` (profile and seed), the noise and detour rates,
@@ -39,10 +43,13 @@ from collectors.errors import CollectorError, EpisodeAborted
 from collectors.human import HumanOracle, plan_variant
 from collectors.loop import run_episode
 from datalake.lake import Lake
+from rollout.backends import QUEUE_LOST
+from rollout.errors import QueuesLost
 
 WORKER = "collectors.mock_collect:work"
 
 ORACLE_MAX_STEPS = 300  # the oracle ends its own episodes; this only guards against a stuck one
+RERUNS = 3  # passes after the first for jobs the lake lacks (a worker or the queue manager died)
 
 
 @dataclass(frozen=True)
@@ -142,16 +149,25 @@ def collect_mock(lake_uri: str, spec: MockCollectSpec, *,
     report = MockCollectReport()
     start = time.perf_counter()
     backend = make_backend(spec.backend, spec.address, target=WORKER)
-    died = _pass(backend, lake_uri, spec, list(range(spec.workers)), jobs, report, start, progress)
-    if died:  # episodes a dead worker finished but had not written yet: run them again on the others
-        missing = _missing(lake, jobs)
-        live = [w for w in range(spec.workers) if w not in died]
-        if missing and live:
-            report.errors.append(f"{len(missing)} job(s) had no episode in the lake after a worker died: "
-                                 "run again")
-            _pass(backend, lake_uri, spec, live, missing, report, start, progress)
-        elif missing:
-            report.errors.append(f"{len(missing)} job(s) not run: no worker left")
+    live, todo = list(range(spec.workers)), jobs
+    for _ in range(1 + RERUNS):
+        try:
+            died = _pass(backend, lake_uri, spec, live, todo, report, start, progress)
+            if not died:
+                break
+            live = [w for w in live if w not in died]
+            why = "a worker died"
+        except QueuesLost as exc:  # every worker stopped with it: a fresh pool (and manager) on the same slots
+            report.errors.append(f"{exc}; its workers wrote what they had finished (not counted in written) "
+                                 "and stopped")
+            why = "the queue manager died"
+        todo = _missing(lake, jobs)  # episodes a dead worker finished but had not written, jobs never run
+        if not todo:
+            break
+        if not live:
+            report.errors.append(f"{len(todo)} job(s) not run: no worker left")
+            break
+        report.errors.append(f"{len(todo)} job(s) had no episode in the lake after {why}: run again")
     report.elapsed_s = time.perf_counter() - start
     return report
 
@@ -222,6 +238,7 @@ def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int
     phone = MockPhone(perturbations=profile, locale=spec.locale)
     batch: list = []
     last = time.monotonic()
+    lost = False
     try:
         while parent is None or os.getppid() == parent:  # an orphaned process stops
             try:
@@ -233,6 +250,8 @@ def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int
             results.put({"kind": "started", "phone": worker, "job": job})
             try:
                 episode = _one(phone, lambda: MockPhone(perturbations=profile, locale=spec.locale), job, spec, worker, results)
+            except QUEUE_LOST:
+                raise
             except Exception as exc:  # noqa: BLE001  one broken task must not cost the other episodes
                 results.put({"kind": "error", "phone": worker, "job": job,
                              "error": f"{job['task']} seed {job['seed']}: crashed: {type(exc).__name__}: {exc}"})
@@ -244,8 +263,12 @@ def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int
                 _flush(lake, batch, worker, results)
                 last = time.monotonic()
         _flush(lake, batch, worker, results)
+    except QUEUE_LOST:  # the queues' manager process is gone: keep what is finished and stop; the parent
+        lost = True  # reruns, on a fresh pool, what the lake lacks (content-hashed ids: nothing twice)
+        _flush(lake, batch, worker, None)
     finally:
-        results.put({"kind": "done", "phone": worker})
+        if not lost:
+            results.put({"kind": "done", "phone": worker})
 
 
 def _one(phone, make_phone, job: dict, spec: MockCollectSpec, index: int, results):
@@ -279,8 +302,11 @@ def _one(phone, make_phone, job: dict, spec: MockCollectSpec, index: int, result
 
 
 def _flush(lake: Lake, batch: list, index: int, results) -> None:
+    """Write the batch in one commit; tell ``results`` (None: there is nobody to tell)."""
     if batch:
         written = lake.write_episodes(batch, origin="collect")
-        results.put({"kind": "written", "phone": index, "written": written.written, "skipped": written.skipped,
-                     "quarantined": written.quarantined, "reasons": list(written.reasons)})
+        if results is not None:
+            results.put({"kind": "written", "phone": index, "written": written.written,
+                         "skipped": written.skipped, "quarantined": written.quarantined,
+                         "reasons": list(written.reasons)})
         batch.clear()

@@ -7,42 +7,131 @@
     obs, info = env.reset(seed=0)                  # obs: screenshot (H, W, 3) uint8, ui_xml, instruction
     obs, reward, terminated, truncated, info = env.step('{"type": "open_app", "app": "clock"}')
 
-* Observation: ``Dict(screenshot=Box(0, 255, (H, W, 3), uint8), ui_xml=Text, instruction=Text)``;
-  pixels come from ``observe(encoding="raw")`` (no PNG is encoded).
-* Action: ``Text`` — the project's action JSON (``datalake.types.Action``: tap, swipe,
+* Observation: ``Dict(screenshot=Box(0, 255, (H, W, 3), uint8), ui_xml=UnicodeText, instruction=UnicodeText)``;
+  pixels come from ``observe(encoding="raw")`` (no PNG is encoded). ``UnicodeText`` is a
+  gymnasium ``Text`` whose character set is every Unicode scalar value (what the phone
+  accepts as typed text: emoji and other astral characters, CJK, right-to-left scripts),
+  held as ranges rather than a million-element set.
+* Action: ``UnicodeText`` — the project's action JSON (``datalake.types.Action``: tap, swipe,
   input_text, open_app, key, terminate, ...); a dict of the same fields is accepted too.
   Text that is not a valid action is a step that does nothing (``info["error"]`` says why).
 * Episode: ``reset`` draws a task from the selector and a seed from the env's RNG (or
-  takes ``options={"task": NAME, "seed": S}``), resets the phone and puts it in the
-  task's start state. ``terminated`` when the agent sends ``terminate``; ``truncated``
+  takes ``options={"task": NAME, "seed": S}``; a task outside the selector is refused with
+  :class:`TaskNotServed`), resets the phone and puts it in the task's start state. ``terminated`` when the agent sends ``terminate``; ``truncated``
   after ``max_steps`` actions. The reward is 0 until the episode ends, then the task
   verifier's score (0..1) read from the phone's state, never from the agent's claims.
+* ``env.spec`` is the registered ``phoneloop/MockPhone-v0`` with this env's arguments, also
+  for an env built directly, so ``gymnasium.utils.env_checker.check_env`` tests its render
+  modes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Set
+from dataclasses import replace
+from itertools import chain
+from typing import Any, Iterator
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from datalake.types import Action
-from mockphone.errors import MockPhoneError
+from mockphone.errors import MockPhoneError, UnknownTask
 from mockphone.layout import Display
 from mockphone.phone import MockPhone
 
 MAX_XML = 1_000_000  # characters of UI XML an observation may carry
 MAX_ACTION = 4096
-_CHARSET: frozenset[str] | None = None
+ENV_ID = "phoneloop/MockPhone-v0"
+OPTIONS = ("task", "seed")  # what reset(options=...) takes
 
 
-def charset() -> frozenset[str]:
-    """Every character XML text can hold (the Basic Multilingual Plane without surrogates and controls)."""
-    global _CHARSET
-    if _CHARSET is None:
-        _CHARSET = frozenset(chr(c) for c in (9, 10, 13, *range(0x20, 0xD800), *range(0xE000, 0xFFFE)))
-    return _CHARSET
+class TaskNotServed(UnknownTask):
+    """A reset asked for a registered task that is not in the env's task selector."""
+
+
+class EpisodeNotStarted(MockPhoneError, RuntimeError):
+    """``step`` was called before the first ``reset``."""
+
+
+class BadResetOption(MockPhoneError, ValueError):
+    """``reset(options=...)`` had a key other than ``task`` and ``seed``, or a value of the wrong type."""
+
+
+class Scalars(Set):
+    """Every Unicode scalar value (all code points but the surrogates), as a set that is never materialised."""
+
+    SIZE = 0x110000 - 0x800
+
+    def __contains__(self, char: object) -> bool:
+        return isinstance(char, str) and len(char) == 1 and not 0xD800 <= ord(char) <= 0xDFFF
+
+    def __len__(self) -> int:
+        return self.SIZE
+
+    def __iter__(self) -> Iterator[str]:
+        return (chr(c) for c in chain(range(0xD800), range(0xE000, 0x110000)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scalars) or (isinstance(other, Set) and len(other) == self.SIZE
+                                              and all(c in other for c in self))
+
+    def __hash__(self) -> int:
+        return hash(Scalars)
+
+    def __repr__(self) -> str:
+        return "Scalars(U+0000..U+10FFFF without surrogates)"
+
+
+SCALARS = Scalars()
+
+
+class UnicodeText(spaces.Text):
+    """``gymnasium.spaces.Text`` over every Unicode scalar value; samples code points uniformly."""
+
+    def __init__(self, max_length: int, *, min_length: int = 0, seed: int | np.random.Generator | None = None) -> None:
+        if not 0 <= min_length <= max_length:
+            raise ValueError(f"UnicodeText needs 0 <= min_length <= max_length, got {min_length}, {max_length}")
+        self.min_length, self.max_length = int(min_length), int(max_length)
+        self._char_set = SCALARS  # Text.__init__ would build a list, a dict and a str of 1.1M characters
+        spaces.Space.__init__(self, dtype=str, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        if not isinstance(x, str) or not self.min_length <= len(x) <= self.max_length:
+            return False
+        try:
+            x.encode("utf-8")  # fails on a lone surrogate, the one kind of code point that is not a scalar
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        if mask is not None or probability is not None:
+            raise NotImplementedError("UnicodeText samples uniformly: no mask or probability")
+        length = int(self.np_random.integers(self.min_length, self.max_length + 1))
+        codes = self.np_random.integers(0, Scalars.SIZE, size=length)
+        codes = np.where(codes >= 0xD800, codes + 0x800, codes)
+        return "".join(map(chr, codes.tolist()))
+
+    @property
+    def character_list(self) -> tuple[str, ...]:
+        raise NotImplementedError("UnicodeText does not list its 1.1M characters; see character_index")
+
+    def character_index(self, char: str) -> np.int32:
+        code = ord(char)
+        return np.int32(code - 0x800 if code >= 0xE000 else code)
+
+    @property
+    def characters(self) -> str:
+        return repr(SCALARS)
+
+    def __repr__(self) -> str:
+        return f"UnicodeText({self.min_length}, {self.max_length})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnicodeText) and (self.min_length, self.max_length) == (other.min_length,
+                                                                                          other.max_length)
 
 
 class MockPhoneEnv(gymnasium.Env):
@@ -61,14 +150,17 @@ class MockPhoneEnv(gymnasium.Env):
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.task_names = [cls.name() for cls in select(tasks)]
         self.max_steps, self.render_mode = max_steps, render_mode
+        self.tasks = tasks
         self.phone = MockPhone(display=Display(width, height, dpi), perturbations=perturb, locale=locale)
-        chars = charset()
         self.observation_space = spaces.Dict({
             "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
-            "ui_xml": spaces.Text(MAX_XML, min_length=0, charset=chars),
-            "instruction": spaces.Text(MAX_XML, min_length=0, charset=chars),
+            "ui_xml": UnicodeText(MAX_XML),
+            "instruction": UnicodeText(MAX_XML),
         })
-        self.action_space = spaces.Text(MAX_ACTION, min_length=1, charset=chars)
+        self.action_space = UnicodeText(MAX_ACTION, min_length=1)
+        self.spec = replace(gymnasium.spec(ENV_ID), kwargs={  # what check_env remakes it from, one render mode each
+            "tasks": tasks, "width": width, "height": height, "dpi": dpi, "max_steps": max_steps, "perturb": perturb,
+            "locale": locale})
         self.task: Any = None
         self.steps = 0
         self.done = True
@@ -78,7 +170,17 @@ class MockPhoneEnv(gymnasium.Env):
 
         super().reset(seed=seed)
         options = options or {}
-        name = options.get("task") or self.task_names[int(self.np_random.integers(len(self.task_names)))]
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise BadResetOption(f"unknown reset option(s) {', '.join(map(repr, unknown))}: reset takes "
+                                 f"{' and '.join(OPTIONS)}")
+        name = options.get("task")
+        if name is not None:
+            self.check_task(name)
+        else:
+            name = self.task_names[int(self.np_random.integers(len(self.task_names)))]
+        if "seed" in options and (isinstance(options["seed"], bool) or not isinstance(options["seed"], int)):
+            raise BadResetOption(f"reset option 'seed' must be an integer, got {options['seed']!r}")
         task_seed = int(options["seed"]) if "seed" in options else int(self.np_random.integers(2**31 - 1))
         self.phone.reset(task_seed)
         self.task = get(name)(seed=task_seed)
@@ -87,9 +189,21 @@ class MockPhoneEnv(gymnasium.Env):
         return self._obs(), {"task": name, "seed": task_seed, "perturbation": self.phone.perturbation_meta(),
                              "locale": self.phone.locale}
 
+    def check_task(self, name: Any) -> None:
+        """Raise UnknownTask for a name no task has, TaskNotServed for one outside this env's selector."""
+        from mockphone.tasks.registry import get
+
+        if not isinstance(name, str):
+            raise BadResetOption(f"reset option 'task' must be a task name, got {name!r}")
+        get(name)
+        if name not in self.task_names:
+            shown = ", ".join(self.task_names[:8]) + (f", ... ({len(self.task_names)} in all)"
+                                                      if len(self.task_names) > 8 else "")
+            raise TaskNotServed(f"task {name!r} is not served here (tasks {self.tasks!r}: {shown})")
+
     def step(self, action: str | dict):
         if self.task is None:
-            raise RuntimeError("call reset() before step()")
+            raise EpisodeNotStarted("call reset() before step(): no episode has started")
         if self.done:
             return self._obs(), 0.0, True, False, {"error": "the episode is over: call reset()"}
         info: dict[str, Any] = {"task": self.task.name()}
@@ -127,6 +241,5 @@ class MockPhoneEnv(gymnasium.Env):
         return {"screenshot": raw.pixels, "ui_xml": raw.ui_tree, "instruction": self.task.goal if self.task else ""}
 
 
-ENV_ID = "phoneloop/MockPhone-v0"
 if ENV_ID not in gymnasium.registry:  # gymnasium.make(ENV_ID, tasks=..., ...) once this module is imported
     gymnasium.register(ENV_ID, entry_point="mockphone.gym:MockPhoneEnv")

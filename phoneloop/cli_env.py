@@ -8,7 +8,8 @@ import typer
 
 from phoneloop.output import err_console, fail
 
-env_app = typer.Typer(help="Mock phones as RL environments (OpenEnv over HTTP/WebSocket).", no_args_is_help=True)
+env_app = typer.Typer(help="Mock phones as RL environments (OpenEnv over HTTP/WebSocket, tools over MCP).",
+                      no_args_is_help=True)
 
 
 @env_app.command("serve")
@@ -20,10 +21,15 @@ def serve(
     perturb: Annotated[str, typer.Option("--perturb", help="none, light, real-like, heavy, or a YAML of rates.")] = "none",
     sessions: Annotated[int, typer.Option(min=1, help="Concurrent sessions (one phone each).")] = 4,
     locale: Annotated[str, typer.Option("--locale", help="Phones' locale: en-US or zh-CN.")] = "en-US",
+    mcp: Annotated[bool, typer.Option("--mcp", help="Also serve the phone's tools to MCP clients at /mcp "
+                                      "(streamable HTTP; header phoneloop-session picks a session's phone).")] = False,
 ) -> None:
     """Serve mock phones over OpenEnv's reset/step/state protocol (WebSocket sessions at /ws).
 
-    Example: phoneloop env serve --port 8010 --tasks app:clock --perturb light
+    Only the --tasks selector's tasks can be reset to; client errors are 4xx naming the field.
+    With --mcp, MCP clients list and call the phone's tools at http://HOST:PORT/mcp.
+
+    Example: phoneloop env serve --port 8010 --tasks app:clock,category:safety --perturb light --mcp
     """
     import uvicorn
 
@@ -31,8 +37,9 @@ def serve(
     from mockphone.openenv_env import make_app
 
     try:
-        app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions, locale=locale)
+        app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions, locale=locale, mcp=mcp)
     except (MockPhoneError, ValueError) as exc:
         fail(str(exc))
-    err_console.print(f"OpenEnv mock phones on http://{host}:{port} (tasks {tasks}, perturb {perturb})")
+    extra = f"; MCP tools at http://{host}:{port}/mcp" if mcp else ""
+    err_console.print(f"OpenEnv mock phones on http://{host}:{port} (tasks {tasks}, perturb {perturb}){extra}")
     uvicorn.run(app, host=host, port=port, log_level="warning")

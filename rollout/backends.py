@@ -37,12 +37,13 @@ import threading
 import uuid
 from typing import Any, Callable
 
-from rollout.errors import RolloutError
+from rollout.errors import QueuesLost, RolloutError
 
 BACKENDS = ("local", "ray")
 ROLLOUT_WORKER = "rollout.worker:work"
 POLL_SECONDS = 0.5
 JOIN_SECONDS = 30.0
+QUEUE_LOST = (EOFError, ConnectionError)  # what a manager-served queue raises once its manager process is gone
 
 
 def _target(path: str) -> Callable:
@@ -68,6 +69,11 @@ class LocalBackend:
             self._manager = SyncManager(ctx=self.ctx)
             self._manager.start(initializer=die_with_parent, initargs=(os.getpid(),))
         return self._manager.Queue(), self._manager.Queue()
+
+    @property
+    def manager_pid(self) -> int | None:
+        """The queue manager's process (None before ``queues``): killing it ends a pass with QueuesLost."""
+        return self._manager._process.pid if self._manager is not None else None
 
     def start(self, phone: str, kind: str, args: tuple) -> Any:
         proc = self.ctx.Process(target=_target(self.target), args=(phone, *args, os.getpid()), daemon=True)
@@ -253,13 +259,16 @@ class Pool:
     without saying ``done`` (a killed process, a lost Ray node) is reported to
     ``on_death(phone, handle, job)`` and the job it held goes back to the queue. A job a
     dead worker had taken but not yet announced cannot be seen: when only such jobs can
-    be left, the pass stops, and the caller reruns whatever the lake does not hold.
+    be left, the pass stops, and the caller reruns whatever the lake does not hold. When the
+    queues themselves are lost (LocalBackend's manager process died), ``run`` waits for the
+    workers to stop and raises QueuesLost; the caller may rerun on a fresh Pool.
     """
 
     def __init__(self, backend, kind: str, phones: list, todo: list, args: tuple, *,
                  every_phone: bool = False) -> None:
         self.backend = backend
         self.jobs, self.results = backend.queues()
+        self.manager_pid = getattr(backend, "manager_pid", None)
         for job in todo:
             self.jobs.put(job)
         chosen = phones if every_phone else phones[:len(todo)]  # a farm's phone may leave before its first job
@@ -278,24 +287,30 @@ class Pool:
 
     def run(self, handle: Callable[[dict], int], *, on_death: Callable | None = None,
             progress: Callable[[], None] | None = None) -> int:
-        """Schedule until done; returns the jobs that never ended (no phone left to run them)."""
-        while len(self.finished) < len(self.workers):
-            if self.pending == 0:
-                for _ in self.workers:
-                    self.jobs.put(None)  # no more jobs: every worker flushes and stops
-                self.pending = -1
-            try:
-                message = self.results.get(timeout=POLL_SECONDS)
-            except queue_module.Empty:
-                self._reap(on_death)
-                if self.pending > 0 and len(self.finished) == len(self.workers):
-                    break
-                if self.pending > 0 and self._only_lost_jobs_left():
-                    self.pending = 0  # stop the live workers; the caller reruns the lost job
-                continue
-            self._receive(message, handle)
-            if progress is not None:
-                progress()
+        """Schedule until done; returns the jobs that never ended (no phone left to run them).
+        Raises QueuesLost, once every worker stopped, when the queues' manager process died."""
+        try:
+            while len(self.finished) < len(self.workers):
+                if self.pending == 0:
+                    for _ in self.workers:
+                        self.jobs.put(None)  # no more jobs: every worker flushes and stops
+                    self.pending = -1
+                try:
+                    message = self.results.get(timeout=POLL_SECONDS)
+                except queue_module.Empty:
+                    self._reap(on_death)
+                    if self.pending > 0 and len(self.finished) == len(self.workers):
+                        break
+                    if self.pending > 0 and self._only_lost_jobs_left():
+                        self.pending = 0  # stop the live workers; the caller reruns the lost job
+                    continue
+                self._receive(message, handle)
+                if progress is not None:
+                    progress()
+        except QUEUE_LOST as exc:
+            self.backend.join(list(self.workers.values()))  # they lose their queues too: they write and stop
+            pid = f" (pid {self.manager_pid})" if self.manager_pid else ""
+            raise QueuesLost(f"the queue manager{pid} died ({type(exc).__name__}: {exc})") from None
         self.backend.join(list(self.workers.values()))
         return max(self.pending, 0)
 

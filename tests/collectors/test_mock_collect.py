@@ -2,6 +2,7 @@
 
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from collectors.mock_collect import MockCollectSpec, collect_mock
+from collectors.mock_collect import MockCollectSpec, collect_mock, jobs_for
 from datalake.lake import Lake
 from mockphone.tasks.registry import REGISTRY
 from phoneloop.cli import app
@@ -72,9 +73,12 @@ def test_detour_steps_are_labelled_and_recovered_from(collected):
         assert detour == list(range(detour[0], detour[-1] + 1))  # one contiguous mistake + recovery
         actions = [json.loads(r["action_json"]) for r in lake.sql(
             "select action_json from steps where episode_id = ? order by step_index", [ep["episode_id"]]).to_pylist()]
-        first = actions[detour[0]]
+        opened = [actions[i] for i in detour if actions[i]["type"] == "open_app"]  # after any dialog in the way
         if meta["detour_kind"] == "wrong_app":
-            assert first["type"] == "open_app" and first["app"] not in REGISTRY[ep["task"]].app_names
+            assert opened and opened[0]["app"] not in REGISTRY[ep["task"]].app_names
+        else:
+            assert meta["detour_kind"] == "wrong_item" and not opened
+            assert any(actions[i]["type"] == "tap" for i in detour)
         assert actions[-1]["type"] == "terminate" and len(actions) - 1 not in detour
         assert ep["outcome"] == "success"  # the recovery worked: the verifier passed it
         labelled = [r["i"] for r in lake.sql(
@@ -101,9 +105,31 @@ def test_worker_killed_mid_episode_is_reported_with_task_and_seed(lake):
     assert written == report.written >= 1  # the other worker's episodes are kept
 
 
+def test_queue_manager_killed_mid_run_loses_nothing_and_writes_nothing_twice(lake):
+    """SIGKILL the process that serves the job and result queues: the workers write what they finished and
+    stop, the parent starts a fresh pool for the jobs the lake lacks. Every job's episode is there once."""
+    killed = {}
+
+    def kill_the_manager(report):
+        if report.written >= 1 and not killed:  # mid-run: episodes written, others finished but unwritten
+            (manager,) = [p for p in multiprocessing.active_children() if p.name.startswith("SyncManager")]
+            killed["pid"] = manager.pid
+            os.kill(manager.pid, signal.SIGKILL)
+
+    spec = MockCollectSpec(tasks="app:clock", episodes=10, workers=2, batch=2, flush_s=60.0)
+    report = collect_mock(lake.uri, spec, progress=kill_the_manager)
+    assert killed, "the run ended before the manager could be killed"
+    assert any(f"queue manager (pid {killed['pid']}) died" in e for e in report.errors), report.errors
+    rows = lake.sql("select task, json_extract(meta_json, '$.seed')::INT as seed, count(*) as n from episodes "
+                    "group by all").to_pylist()
+    assert sorted((r["task"], r["seed"]) for r in rows) == sorted(jobs_for(spec))  # every job's episode ...
+    assert {r["n"] for r in rows} == {1}  # ... exactly once
+    assert not multiprocessing.active_children()  # no worker or manager left behind
+
+
 def test_sigkill_mid_run_leaves_only_whole_episodes(tmp_path):
     lake = Lake.init(tmp_path / "lake")
-    code = ("import sys; from collectors.mock_collect import MockCollectSpec, collect_mock; "
+    code = ("import sys; from collectors.mock_collect import MockCollectSpec, collect_mock, jobs_for; "
             "collect_mock(sys.argv[1], MockCollectSpec(tasks='category:single-app', episodes=200, workers=2, "
             "perturb='real-like', batch=1, flush_s=0.0))")
     env = {**os.environ, "PYTHONPATH": ROOT}

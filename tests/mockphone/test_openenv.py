@@ -1,12 +1,7 @@
 """`phoneloop env serve`: an OpenEnv client in this process drives mock phones served by another process."""
 
 import base64
-import os
-import subprocess
-import sys
-import time
 
-import httpx
 import pytest
 
 from datalake.types import Action
@@ -15,29 +10,13 @@ from mockphone.openenv_env import MockPhoneClient, PhoneAction
 from mockphone.phone import MockPhone
 from mockphone.tasks.oracle import solve
 from mockphone.tasks.registry import REGISTRY
-from tests.adb.helpers import free_port
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.mockphone.served import env_server
 
 
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "phoneloop.cli", "env", "serve", "--port", str(port),
-                             "--tasks", "app:clock,SettingsWifiOff", "--max-steps", "40"],
-                            env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.3)
-        assert proc.poll() is None, proc.stdout.read().decode()
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with env_server("--tasks", "app:clock,SettingsWifiOff", "--max-steps", "40") as url:
+        yield url
 
 
 def test_client_resets_steps_and_gets_the_verifiers_reward(server):
@@ -64,14 +43,21 @@ def test_claiming_success_over_the_wire_scores_zero(server):
         assert result.done and result.reward == 0.0
 
 
-def test_screens_match_a_local_phone_and_bad_actions_do_nothing(server):
+def test_screens_match_a_local_phone_and_bad_actions_are_refused(server):
     with MockPhoneClient(base_url=server).sync() as env:
         first = env.reset(task="SettingsWifiOff", task_seed=2)
         local = MockPhone(seed=2, display=Display())
         REGISTRY["SettingsWifiOff"](seed=2).initialize_task(local)
         assert first.observation.ui_xml == local.ui_tree()
-        bad = env.step(PhoneAction(action={"type": "fly"}))
-        assert bad.observation.error and bad.reward == 0.0 and bad.observation.ui_xml == first.observation.ui_xml
+        with pytest.raises(Exception, match="unknown action type 'fly'"):
+            env.step(PhoneAction(action={"type": "fly"}))
+        after = env.step(PhoneAction(action={"type": "wait", "seconds": 0}))
+        assert after.observation.ui_xml == first.observation.ui_xml and env.state().step_count == 1
+
+
+def test_bad_actions_are_refused_before_they_reach_the_server():
+    with pytest.raises(ValueError, match="not a valid action"):
+        PhoneAction(action={"type": "tap"})
 
 
 def test_serve_refuses_an_unknown_profile():
@@ -81,3 +67,24 @@ def test_serve_refuses_an_unknown_profile():
 
     result = CliRunner().invoke(app, ["env", "serve", "--perturb", "stormy"])
     assert result.exit_code == 2 and "none, light, real-like, heavy" in " ".join(result.output.split())
+
+
+def test_only_client_models_failing_are_422s_a_server_models_failure_is_a_500():
+    from fastapi.testclient import TestClient
+    from pydantic import BaseModel
+
+    from mockphone.openenv_env import make_app
+
+    class Internal(BaseModel):
+        n: int
+
+    app = make_app(tasks="app:clock", width=540, height=1200, dpi=210)
+
+    @app.get("/internal")
+    def internal():
+        Internal(n="not a number")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.get("/internal").status_code == 500
+        refused = client.post("/reset", json={"task": "NotesCreate"})
+        assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["body", "task"]

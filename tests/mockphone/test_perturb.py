@@ -162,11 +162,8 @@ def test_sign_in_prompt_in_account_apps_only():
     assert phone.nav.dialog is None and find(phone, rid="search")
 
 
-def test_runtime_permission_on_the_second_launch():
+def test_runtime_permission_at_the_first_launch_of_the_episode():
     phone = MockPhone(perturbations=Perturbations(runtime_permission_rate=1.0))
-    phone.act(Action("open_app", app="notes"))
-    assert phone.nav.dialog is None
-    phone.act(Action("key", key="home"))
     phone.act(Action("open_app", app="notes"))
     assert phone.nav.dialog.rid == "runtime_perm"
     labels = [e.text for e in elements(phone) if e.class_name == "android.widget.Button"]
@@ -174,17 +171,54 @@ def test_runtime_permission_on_the_second_launch():
     assert all(0 <= e.bounds[0] and e.bounds[2] <= 1080 for e in elements(phone))
     tap(phone, text="WHILE USING THE APP")
     assert phone.system_state().permissions == {"com.phoneloop.notes:location": True}
+    phone.act(Action("key", key="home"))
+    phone.act(Action("open_app", app="notes"))
+    assert phone.nav.dialog is None  # once per app and episode
 
 
-def test_rate_this_app_from_the_third_launch():
+def test_rate_this_app_once_per_app_and_episode():
     phone = MockPhone(perturbations=Perturbations(rate_app_rate=1.0))
-    for launch in (1, 2, 3):
+    for launch in (1, 2):
         phone.act(Action("open_app", app="files"))
-        assert (phone.nav.dialog is not None) == (launch == 3)
+        assert (phone.nav.dialog is not None) == (launch == 1)
+        if phone.nav.dialog is not None:
+            assert phone.nav.dialog.rid == "rate_dialog"
+            tap(phone, text="NO THANKS")
         phone.act(Action("key", key="home"))
+    phone.reset(0)  # a new episode asks again
     phone.act(Action("open_app", app="files"))
-    tap(phone, text="NO THANKS") if phone.nav.dialog else None
-    assert phone.nav.dialog is None  # once per app
+    assert phone.nav.dialog.rid == "rate_dialog"
+
+
+def test_dialogs_of_one_launch_queue_and_show_one_after_another():
+    phone = MockPhone(perturbations=Perturbations(permission_rate=1.0, runtime_permission_rate=1.0, login_rate=1.0,
+                                                  rate_app_rate=1.0, ad_rate=1.0))
+    phone.act(Action("open_app", app="shop"))
+    seen = []
+    while phone.nav.dialog is not None:
+        seen.append(phone.nav.dialog.rid)
+        phone.nav.press_dialog_button(0)
+    assert seen == ["perm_dialog", "runtime_perm", "login_prompt", "rate_dialog", "ad_popup"]
+    assert phone.perturber.shown == {"permission": 1, "runtime_permission": 1, "login": 1, "rate_app": 1, "ad": 1}
+    assert find(phone, rid="search")
+
+
+def test_a_detour_into_another_app_does_not_shift_the_draws_of_the_next():
+    def dialogs(first_apps):
+        phone = MockPhone(seed=11, perturbations="heavy")
+        for app in first_apps:
+            phone.act(Action("open_app", app=app))
+        phone.act(Action("open_app", app="shop"))
+        p = phone.perturber
+        page = phone.nav.top_page("com.phoneloop.shop")
+        return [d.rid for d in (phone.nav.dialog, *p.queue)], id(page) in p.loading, id(page) in p.failed
+
+    assert dialogs(["notes"]) == dialogs(["clock", "files"])
+
+
+def test_page_draws_must_share_one_draw_within_one():
+    with pytest.raises(ValueError, match="must sum to at most 1"):
+        Perturbations(slow_rate=0.5, network_error_rate=0.3, ad_rate=0.3)
 
 
 def test_network_error_in_the_middle_of_checkout_and_the_oracle_retries():
