@@ -37,8 +37,8 @@ def test_balanced_indices_share_the_remainder_by_a_seeded_choice():
 
 
 def test_balance_rows_weighs_a_deduplicated_template_like_the_others(tmp_path):
-    """The lake keeps one copy of SettingsWifiOn (its seeds give the same episode); balanced, its rows
-    weigh as much as the distinct alarms of ClockDeleteAlarm."""
+    """The lake keeps one copy of SettingsDarkThemeOn (a fixed template: its seeds give the same
+    episode); balanced, its rows weigh as much as the distinct alarms of ClockDeleteAlarm."""
     from curation.build import curate
     from curation.recipe import parse_recipe
     from datalake.lake import Lake
@@ -46,9 +46,9 @@ def test_balance_rows_weighs_a_deduplicated_template_like_the_others(tmp_path):
     from training.data import open_export
 
     lake = Lake.init(tmp_path / "lake")
-    lake.write_episodes([oracle_episode(t, s) for t in ("SettingsWifiOn", "ClockDeleteAlarm") for s in (0, 1, 2)])
+    lake.write_episodes([oracle_episode(t, s) for t in ("SettingsDarkThemeOn", "ClockDeleteAlarm") for s in (0, 1, 2)])
     tasks = {r["task"]: r["n"] for r in lake.sql("SELECT task, count(*) n FROM episodes GROUP BY task").to_pylist()}
-    assert tasks["SettingsWifiOn"] == 1 and tasks["ClockDeleteAlarm"] > 1
+    assert tasks["SettingsDarkThemeOn"] == 1 and tasks["ClockDeleteAlarm"] > 1
     ref = curate(lake, parse_recipe("name: b\nselect: SELECT episode_id FROM episodes\n"
                                     "split: {by: episode, seed: 0, fractions: {train: 1.0}}\n"
                                     "exports:\n  - {format: sft}\n")).ref
@@ -57,7 +57,7 @@ def test_balance_rows_weighs_a_deduplicated_template_like_the_others(tmp_path):
     out = balance_rows(lake, ds, "task")
 
     first_steps = Counter(task_of[e] for e, i in zip(out["episode_id"], out["step_index"]) if i == 0)
-    assert first_steps["SettingsWifiOn"] == first_steps["ClockDeleteAlarm"] == tasks["ClockDeleteAlarm"]
+    assert first_steps["SettingsDarkThemeOn"] == first_steps["ClockDeleteAlarm"] == tasks["ClockDeleteAlarm"]
     original = {(e, i): m for e, i, m in zip(ds["episode_id"], ds["step_index"], ds["messages"])}
     assert all(original[(e, i)] == m for e, i, m in zip(out["episode_id"], out["step_index"], out["messages"]))
     with pytest.raises(BadTrainingConfig, match="balance must be one of task, app"):
