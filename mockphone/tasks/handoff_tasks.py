@@ -176,6 +176,9 @@ class CrossHotelShare(Task):
     allowed = ('messages.threads[{name}][+1]*', 'superapp.bookings[+1]*', 'system.clipboard')
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=(150, 200), min=50, max=1000),
               "name": Param(str, choices=FIXED)}
+    # any hotel of the city within budget is right: another budget may book another right hotel, so the
+    # invariants' other-params ending is another city
+    other_params_differ = ("city",)
 
     def setup(self, phone: MockPhone) -> None:
         ensure_people(phone)

@@ -227,8 +227,11 @@ class InfeasibleRescheduleMissingEvent(InfeasibleTask):
         state.events[:] = [e for e in state.events if e.title != self.params["title"]]
 
     def substitute(self, ui: UI) -> Iterator[Action]:
+        """Move another event to that time instead (one that is not there already: moving an event to
+        where it is changes nothing, which is not a substitute)."""
         yield from ui.open("calendar")
-        first = next(e for e in ui.elements() if e.resource_id == "android:id/title")
+        elsewhere = {e.title for e in ui.phone.state("calendar").events if e.time != self.params["time"]}
+        first = next(e for e in ui.elements() if e.resource_id == "android:id/title" and e.text in elsewhere)
         yield from ui.tap(text=first.text)
         yield from ui.tap(rid="edit")
         yield from ui.type_into("time", self.params["time"])

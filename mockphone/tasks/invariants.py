@@ -142,8 +142,11 @@ def _outcome(cls: type[Task], seed: int, params: dict, player: dict) -> dict[str
 def _other_params(task: Task, seed: int) -> dict | None:
     """Params of the same template whose oracle ends in a different state (a wrong contact, amount, item)."""
     right = _outcome(type(task), seed, task.params, task.params)
+    differ = getattr(type(task), "other_params_differ", ())  # keys whose change makes an outcome wrong
     for s in range(1000, 1012):
         other = type(task)(seed=s).params
+        if any(other[k] == task.params[k] for k in differ):
+            continue
         if other != task.params and _outcome(type(task), seed, task.params, other) != right:
             return other
     return None

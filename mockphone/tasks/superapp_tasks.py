@@ -64,6 +64,9 @@ class HotelBookWithinBudget(Task):
     complexity = 7.0
     allowed = ('superapp.bookings[+1]*',)
     schema = {"city": Param(str, choices=data.CITIES), "budget": Param(int, choices=BUDGETS, min=50, max=1000)}
+    # any hotel of the city within budget is right: another budget may book another right hotel, so the
+    # invariants' other-params ending is another city
+    other_params_differ = ("city",)
 
     def check(self, phone: MockPhone) -> float:
         b = phone.state("superapp").bookings

@@ -111,7 +111,7 @@ def test_a_recipe_that_leaves_no_training_row_fails_the_curate_stage(tmp_path):
         Loop(lake.uri, LoopConfig(**{**SMALL, "name": "rows", "recipe": str(recipe)})).run(1)
     saved = json.loads((tmp_path / "lake" / "loops" / "rows" / "state.json").read_text())
     assert (saved["failed"]["round"], saved["failed"]["stage"]) == (1, "curate")
-    assert "holdout" in saved["failed"]["error"] and list(saved["round1"]) == ["collect"]
+    assert "holdout" in saved["failed"]["error"] and list(saved["round1"]) == ["tasks", "collect"]
 
 
 def test_a_model_whose_weights_are_truncated_fails_the_stage_that_loads_it(tmp_path):

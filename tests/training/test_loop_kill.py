@@ -21,8 +21,8 @@ TINY = {
     "rollout": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 3, "max_steps": 3,
                 "options": {"max_tokens": 24}},
     "grpo": {"max_steps": 1, "num_generations": 2, "batch_size": 2, "max_completion_tokens": 16},
-    "eval": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "baselines": ["oracle"],
-             "options": {"max_tokens": 24}},
+    "eval": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "seed": 100, "baselines": ["oracle"],
+             "options": {"max_tokens": 24}},  # a held-out seed (a trained instance is refused)
 }
 
 

@@ -79,9 +79,9 @@ def test_mixed_run_scores_offline_rows_with_step_rewards_and_episodes_with_the_v
         train_lake, clock_sft, verifier_log):
     entry = run_grpo(train_lake, GRPORun(env="mock", tasks=CLOCK_TASK, dataset="clock@v1", mix=True,
                                          output="clock-mix", model="clock-sft", max_steps=2, num_generations=2,
-                                         batch_size=4, online_prompts=2, max_turns=2, max_completion_tokens=64,
-                                         learning_rate=1e-5, seed=0))
-    assert entry.metrics["steps"] == 2 and entry.dataset == "clock@v1"
+                                         batch_size=4, online_prompts=2, offline_prompts=2, max_turns=2,
+                                         max_completion_tokens=64, learning_rate=1e-5, seed=0))
+    assert entry.metrics["steps"] == 2 and entry.dataset == "clock@v1"  # 2 steps x 2 prompts: all 4 rows, both kinds
     assert verifier_log  # episodes were scored by the verifier
     format_rewards = [r for r in entry.metrics["rewards/format_reward/mean"] if r is not None]
     assert format_rewards  # offline rows were scored by the step rewards
@@ -103,7 +103,7 @@ def test_element_mode_lists_the_screen_and_acts_on_a_named_element():
     assert screen[-1]["text"].startswith("Elements:\n[1] ")
     bad = env.mobile_use(action="click", element=len(env.items) + 5)
     assert "not on this screen" in bad[0]["text"] and bad[1]["type"] == "image"
-    for label in ("Network & internet", "Wi-Fi"):
+    for label in ("Network & internet", "Wi-Fi", env.task.params["network"]):  # the seed's world names the network
         number = next(m.number for m in env.items if m.element.text == label)
         assert env.mobile_use(action="click", element=number)[0]["text"].startswith("ok")
     assert env.get_reward() == 1.0
