@@ -28,7 +28,7 @@ def learned(tmp_path_factory):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=150, batch_size=4,
+        run_sft(lake, SFTRun(dataset=ref, output="demo-sft", model="tiny", max_steps=300, batch_size=4,
                              learning_rate=3e-3, warmup_steps=5, lr_scheduler="cosine", save_steps=10_000,
                              balance="task"))
         policy = load_checkpoint(lake, "demo-sft")
