@@ -139,6 +139,17 @@ def training_instances(lake, model: str) -> tuple[list[str], set[str]]:
 SUITES = ("id", "ood-template", "ood-app")
 
 
+def per_template(rows: list[dict[str, Any]], most: int) -> list[dict[str, Any]]:
+    """The first ``most`` rows of each template, in order."""
+    count: dict[str, int] = {}
+    out = []
+    for r in rows:
+        count[r["template"]] = count.get(r["template"], 0) + 1
+        if count[r["template"]] <= most:
+            out.append(r)
+    return out
+
+
 def split_suites(rows: list[dict[str, Any]], train: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The three evaluation suites of task-set ``rows`` against training instances ``train``, by content.
 

@@ -290,11 +290,7 @@ def suites(
         split = tasksets.split_suites(rows, tasksets.read(the_lake, train_ref, "taskset"))
         written = {}
         for kind, members in split.items():
-            capped, count = [], {}
-            for r in members:
-                if count.get(r["template"], 0) < per_template:
-                    count[r["template"]] = count.get(r["template"], 0) + 1
-                    capped.append(r)
+            capped = tasksets.per_template(members, per_template)
             written[prefix + kind] = (tasksets.write(the_lake, prefix + kind, "suite", capped, parent=source)
                                       if capped else None, len(capped))
     except LakeError as exc:

@@ -169,8 +169,8 @@ class Loop:
         train = self._training_jobs()
         rows = []
         for task, seed in sorted(train):
-            fp, key, steps = instances.describe(registry.get(task), seed)
             cls = registry.get(task)
+            fp, key, steps = instances.describe(cls, seed)
             rows.append({"fingerprint": fp, "template": task, "seed": seed, "locale": "en-US",
                          "episode_key": key, "app": cls.app_names[0] if cls.app_names else "",
                          "apps": ",".join(cls.app_names), "category": cls.category, "optimal_steps": steps})
@@ -208,8 +208,7 @@ class Loop:
 
         collect = self.config.collect
         jobs = {(t.name(), s) for t in registry.select(collect.get("tasks", "all")) for s in collect.get("seeds", [0])}
-        rollout = {key: v for key, v in _with_options(self.config.rollout).items()}
-        jobs |= set(jobs_for(RolloutSpec(policy="oracle", **rollout)))
+        jobs |= set(jobs_for(RolloutSpec(policy="oracle", **_with_options(self.config.rollout))))
         grpo = self.config.grpo
         if grpo.get("env") == "mock":
             names = [t.name() for t in registry.select(grpo.get("tasks", "all"))]
@@ -239,11 +238,7 @@ class Loop:
         per = per if isinstance(per, dict) else {name: per for name in tasksets.SUITES}
         refs, sizes = [], {}
         for kind, members in tasksets.split_suites(tasksets.read(self.lake, world), train_rows).items():
-            capped, count = [], {}
-            for r in members:
-                count[r["template"]] = count.get(r["template"], 0) + 1
-                if count[r["template"]] <= int(per.get(kind, 3)):
-                    capped.append(r)
+            capped = tasksets.per_template(members, int(per.get(kind, 3)))
             if capped:
                 refs.append(tasksets.write(self.lake, f"{self.config.name}-{kind}", "suite", capped, parent=world))
                 sizes[kind] = len(capped)
