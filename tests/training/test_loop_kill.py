@@ -18,8 +18,9 @@ TINY = {
     "name": "k",
     "collect": {"tasks": "SettingsWifiOn,ClockAddAlarm", "seeds": [0]},
     "sft": {"model": "tiny", "max_steps": 2, "batch_size": 2},
-    "rollout": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 3, "max_steps": 3,
-                "options": {"max_tokens": 24}},
+    "rollout": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 10, "max_steps": 3,
+                "options": {"max_tokens": 24}},  # 10: commits of 4 (rollout.worker.WRITE_EVERY) leave a window
+    # of 6 episodes between the first commit and the stage's end; with 3 a fast machine ran through it
     "grpo": {"max_steps": 1, "num_generations": 2, "batch_size": 2, "max_completion_tokens": 16},
     "eval": {"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 1, "seed": 100, "baselines": ["oracle"],
              "options": {"max_tokens": 24}},  # a held-out seed (a trained instance is refused)
