@@ -22,6 +22,7 @@ def configured(label_studio, monkeypatch):
     return label_studio
 
 
+@pytest.mark.slow  # > 20 s on 2 cores
 def test_serve_json_reuses_the_running_server(label_studio, ls_lake):
     result = invoke("serve", "--lake", ls_lake.uri, "--json")
     assert result.exit_code == 0, result.output

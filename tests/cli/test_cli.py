@@ -131,6 +131,7 @@ def test_compact_keeps_rows(lake_dir):
     assert info["rows"]["episodes"] == 6 and info["rows"]["steps"] == 20
 
 
+@pytest.mark.slow  # > 20 s on 2 cores
 def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     """The README's main job, small (``--quick``: examples/loop_quick.yaml): sample + mock demonstrations ->
     dataset -> SFT -> rollouts -> dataset -> GRPO with played online episodes -> eval on three suites of

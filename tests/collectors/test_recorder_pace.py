@@ -11,6 +11,8 @@ from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 from mockphone.tasks.oracle import solve
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 
 def plan(name, seed):
     phone = MockPhone(seed=seed)

@@ -70,6 +70,7 @@ def test_perturbed_replay_is_identical_after_other_phones_churned_memory():
     assert first.observe() == again.observe()
 
 
+@pytest.mark.slow  # > 20 s on 2 cores
 def test_a_new_page_never_inherits_the_error_of_a_freed_page():
     phone = MockPhone(seed=0, perturbations=Perturbations(network_error_rate=1.0, slow_rate=0.0))
     perturber = phone.perturber

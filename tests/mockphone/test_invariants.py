@@ -6,13 +6,13 @@ from datalake.types import Action
 from mockphone.tasks import invariants
 from mockphone.tasks.base import Task
 from mockphone.tasks.registry import REGISTRY
+from tests.sweep import template_seeds
 
 NAMES = sorted(REGISTRY)
 SEEDS = [0, 1, 2]
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name,seed", template_seeds(NAMES, SEEDS))  # every template; all seeds in full mode
 def test_every_wrong_but_plausible_ending_scores_below_one(name, seed):
     cls = REGISTRY[name]
     assert len(invariants.wrong_endings(cls(seed=seed), seed)) >= 2

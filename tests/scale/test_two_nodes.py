@@ -17,6 +17,8 @@ from datalake.lake import Lake
 from rollout.runner import RolloutSpec, rollout
 from tests.scale.ray_nodes import ENV, RayNodes
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 ROOT = str(Path(__file__).resolve().parents[2])
 TASKS = "app:clock&category:single-app"  # 7 tasks
 EPISODES = 2

@@ -2,11 +2,13 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from phoneloop.cli import app
 
 
+@pytest.mark.slow  # > 20 s on 2 cores
 def test_demo_prints_the_experiment_table_and_saves_the_curves_beside_it(tmp_path):
     from PIL import Image
 

@@ -4,6 +4,8 @@ import pytest
 
 from training.experiment import DEMO_TASKS, ExperimentConfig, evaluate, paired, random_actor, summary, wilson
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 # SettingsDarkThemeOn is a declared-fixed template (one episode on every seed: the memorised half); MailStar
 # draws another inbox on every seed, so its held-out seeds are instances the model never saw.
 TASKS = ("SettingsDarkThemeOn", "MailStar")

@@ -8,6 +8,8 @@ import yaml
 from datalake.lake import Lake
 from phoneloop.loop import STAGES, Loop, LoopConfig, LoopConfigError, StageFailed
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 SMALL = {
     "name": "t",
     "collect": {"tasks": "SettingsWifiOn,ClockAddAlarm", "seeds": [0]},

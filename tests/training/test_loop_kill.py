@@ -14,6 +14,8 @@ import yaml
 
 from datalake.lake import Lake
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 TINY = {
     "name": "k",
     "collect": {"tasks": "SettingsWifiOn,ClockAddAlarm", "seeds": [0]},

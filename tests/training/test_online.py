@@ -6,6 +6,8 @@ from tests.training.conftest import CLOCK_TASK
 from training import env as env_module
 from training.grpo import GRPORun, run_grpo
 
+pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
+
 
 @pytest.fixture(scope="module")
 def clock_sft(train_lake, tiny_path):
