@@ -197,6 +197,13 @@ def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[st
     return {"kind": "checkpoint", "path": policy}
 
 
+def _profile(spec: RolloutSpec) -> str:
+    """The perturbation profile the phones ran under, by the name the episodes record."""
+    from mockphone.perturb import load_profile
+
+    return spec.meta.get("perturbation") or load_profile(spec.perturb).name
+
+
 def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed, *,
             suite=None, overlap=None, by_suite=None):
     """One ``evals`` row per policy; a rerun of the same eval_id adds nothing twice."""
@@ -211,7 +218,7 @@ def _record(lake, eval_id, name, loop, spec, policies, names, results, by_catego
         rows.append({
             "eval_id": eval_id, "name": name, "policy": ident,
             "policy_json": json.dumps({**_identity(lake, policy, ident, spec), "options": options}, default=str),
-            "task_set": spec.tasks, "seeds_json": json.dumps(seeds), "perturbation": spec.meta.get("perturbation"),
+            "task_set": spec.tasks, "seeds_json": json.dumps(seeds), "perturbation": _profile(spec),
             "status": "failed" if ident in failed else "ok", "error": failed.get(ident),
             "episodes": len(mine), "successes": sum(r["outcome"] == "success" for r in mine),
             "results_json": json.dumps(mine, default=str),

@@ -47,6 +47,16 @@ def test_eval_passes_the_profile_to_every_policy(lake):
     assert {json.loads(r["meta_json"])["perturbation"]["profile"] for r in _episodes(lake)} == {"light"}
 
 
+@pytest.mark.parametrize("profile", ["light", "none"])
+def test_the_evals_row_records_the_profile_the_phones_ran_under(lake, profile):
+    from datalake.lake import Lake
+
+    evaluate(lake.uri, ["oracle"], RolloutSpec(policy="oracle", tasks="SettingsWifiOn", phones="mock:1",
+                                               perturb=profile))
+    rows = Lake.open(lake.uri).sql("SELECT perturbation FROM evals").to_pylist()
+    assert rows == [{"perturbation": profile}]
+
+
 def test_perturbing_real_phones_is_refused(lake):
     with pytest.raises(PhonesSpecError, match="needs mock phones"):
         rollout(lake.uri, RolloutSpec(policy="oracle", tasks="SettingsWifiOn", phones="adb:R58", perturb="light"))
