@@ -141,6 +141,9 @@ def eval_(
     allow_overlap: Annotated[bool, typer.Option("--allow-overlap", help="Run even when a model trained on some of "
                                                                         "the evaluated instances (the evals row "
                                                                         "records how many).")] = False,
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 even when a policy has no episode "
+                                                                        "for some job or a policy error ended one "
+                                                                        "(its evals row says status=partial).")] = False,
     max_steps: Annotated[int | None, typer.Option(help="Step limit (default 2x the oracle's).")] = None,
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
@@ -166,13 +169,15 @@ def eval_(
     checked against the datasets each registered model (and the models it continued) trained on:
     an overlap exits 2 naming the shared instances, unless --allow-overlap. Results are rows of the
     lake's evals table (SELECT * FROM evals) with the suite and the overlap count; the episodes have
-    purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run.
+    purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run,
+    and any policy with fewer episodes than jobs or an episode ended by a policy error (an endpoint
+    that kept failing), unless --allow-partial.
 
     Example: phoneloop eval --policies my-sft,oracle,random --suite demo-id,demo-ood-template,demo-ood-app
     Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --seeds 100-102
     Example: phoneloop eval --policies oracle,random --tasks app:settings --episodes 2 --locale zh-CN
     """
-    from rollout.eval import evaluate
+    from rollout.eval import evaluate, partial_message
     from rollout.heldout import EvalOverlap
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
@@ -216,3 +221,5 @@ def eval_(
     if report.failed:
         fail("polic" + ("ies" if len(report.failed) > 1 else "y") + " that did not run: " +
              "; ".join(f"{p}: {e}" for p, e in report.failed.items()), code=1)
+    if report.partial and not allow_partial:
+        fail(partial_message(report.partial), code=1)

@@ -24,6 +24,8 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
    seed ``eval.seed``), refused again if a model's datasets hold an evaluated instance; the table
    (per suite, category and app, with each policy's overlap) is saved, and ``curves.png`` beside
    the state file draws every round so far (SFT loss, GRPO reward and variance, held-out success).
+   A policy with a job left without an episode, or an episode ended by a policy error, fails the
+   stage (the state's ``failed`` names the policy and the jobs) unless ``eval.allow_partial``.
 
 Every stage's inputs and outputs (dataset refs, model names, rollout and eval ids) are
 written to ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted
@@ -185,7 +187,7 @@ class Loop:
             from rollout.runner import RolloutSpec, jobs_for
 
             spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
-                                                   if key not in ("baselines", "allow_overlap")})
+                                                   if key not in ("baselines", "allow_overlap", "allow_partial")})
             jobs = set(jobs_for(spec))
         evaluated = job_fingerprints(sorted(jobs), "en-US")
         shared: dict[str, list] = {}
@@ -328,12 +330,13 @@ class Loop:
                            "mix": self.config.grpo.get("mix", False)}, "model": entry.name, "metrics": entry.metrics}
 
     def _eval(self, k: int, done: dict) -> dict:
-        from rollout.eval import evaluate
+        from rollout.eval import evaluate, partial_message
         from rollout.runner import RolloutSpec
 
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         allow = bool(options.pop("allow_overlap", False))
+        allow_partial = bool(options.pop("allow_partial", False))
         options.pop("suites", None)
         suites = (self.state.get("round1", {}).get("tasks") or {}).get("suites") or None
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
@@ -344,6 +347,8 @@ class Loop:
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
+        if report.partial and not allow_partial:  # eval.allow_partial: true keeps it (the rows say status=partial)
+            raise StageFailed(f"eval {report.eval_id}: {partial_message(report.partial)}")
         overlap = done.get("tasks", self.state.get("round1", {}).get("tasks", {})).get("overlap")
         result = {"inputs": {"policies": policies, "tasks": options.get("tasks"), "suites": suites},
                   "eval_id": report.eval_id, "folder": report.folder,
