@@ -59,6 +59,22 @@ def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
                        max_steps=max_steps, options=options, **extra)
 
 
+def _resumable(lake: str, spec, jobs, new_run: bool):
+    """``spec`` with the run id of this command's unfinished last run, or of a new run (rollout.resume)."""
+    from dataclasses import replace
+
+    from datalake.lake import Lake
+    from rollout.resume import choose_run, command_key
+    from rollout.runner import parse_phones, policy_identity
+
+    key = command_key(spec, jobs, policy_identity(spec), parse_phones(spec.phones)[0])
+    choice = choose_run(Lake.open(lake), key, jobs, new_run=new_run)
+    if choice.resumed:
+        console.print(f"resuming run {choice.run_id}: {choice.done} of {choice.jobs} job(s) already in the lake "
+                      "(--new-run starts another)")
+    return replace(spec, run_id=choice.run_id)
+
+
 def rollout(
     policy: Annotated[str, typer.Option("--policy", help="oracle, random[:SEED], an http(s) endpoint, or a model.")],
     tasks: TasksOpt = "category:single-app",
@@ -78,7 +94,11 @@ def rollout(
     max_tokens: MaxTokensOpt = 256,
     header: HeaderOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="Name of this run: the same name gives the same "
-                                                                 "episode ids, and a rerun skips what the lake holds.")] = None,
+                                                                 "episode ids, and a rerun skips what the lake holds. "
+                                                                 "Default: this command's last run while it is "
+                                                                 "unfinished, else a new one.")] = None,
+    new_run: Annotated[bool, typer.Option("--new-run", help="Start a new run even if this command's last run is "
+                                                            "unfinished (default: resume it).")] = False,
     adb_port: AdbPortOpt = None,
     perturb: PerturbOpt = "none",
     locale: LocaleOpt = "en-US",
@@ -93,6 +113,11 @@ def rollout(
     steps as failure_reason=policy_error, and the run goes on. Exits 1 only when no episode
     could be recorded.
 
+    Without --run-id, a rerun of the same command (policy, tasks, seeds, step limit, options)
+    resumes its last run while that run has jobs without an episode, so a rollout killed and
+    rerun adds exactly the missing episodes; once it is complete the command starts a new run.
+    --new-run starts a new one at once.
+
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
     """
@@ -103,7 +128,12 @@ def rollout(
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
                      locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
-        total = len(jobs_for(spec))
+        if run_id is not None and new_run:
+            fail("--new-run and --run-id together: a named run is resumed by naming it; leave one out", code=2)
+        jobs = jobs_for(spec)
+        total = len(jobs)
+        if run_id is None:
+            spec = _resumable(lake, spec, jobs, new_run)
         with episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
             report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
