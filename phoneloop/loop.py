@@ -15,6 +15,9 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
 2. curate: ``recipe`` -> a dataset version with an ``sft`` export.
 3. sft: train ``loop-rK-sft`` from the previous round's final model (round 1: ``sft.model``).
 4. rollout: the SFT model on mock phones (``rollout.tasks``); verified episodes, source=rollout.
+   correct: the rollout's failures, corrected at their first wrong step (``rollout.corrections``;
+   ``correct.annotator: oracle`` stands in for a person, ``annotations`` uses only the corrections
+   people made in Label Studio): verified corrected episodes, source=corrected, join the lake.
 5. curate again: ``rollout_recipe`` (successful rollouts join the demonstrations) -> a
    dataset version with a ``grpo`` export.
 6. grpo: ``loop-rK-grpo`` from the SFT model: offline step rewards on that export,
@@ -53,13 +56,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
-STAGES = ("tasks", "collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval")
+STAGES = ("tasks", "collect", "curate", "sft", "rollout", "correct", "curate_rollouts", "grpo", "eval")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -81,6 +85,7 @@ class LoopConfig:
     rollout: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "phones": "mock:2",
                                                               "episodes": 1})
     grpo: dict[str, Any] = field(default_factory=lambda: {"max_steps": 2})
+    correct: dict[str, Any] = field(default_factory=lambda: {"annotator": "oracle"})
     eval: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "episodes": 3,
                                                            "baselines": ["random"]})
 
@@ -318,6 +323,29 @@ class Loop:
         return {"inputs": {"policy": spec.policy, "tasks": spec.tasks, "phones": spec.phones}, **result,
                 "invalid_steps": report.invalid_steps}
 
+    def _correct(self, k: int, done: dict) -> dict:
+        """The round's failed rollouts, corrected (``rollout.corrections``): by the oracle annotator
+        (``correct.annotator: oracle``, the embedded default), or only by the corrections people made
+        in Label Studio and pulled into the lake (``annotations``); ``none`` skips the stage."""
+        from rollout.corrections import correct
+
+        options = dict(self.config.correct)
+        annotator = options.pop("annotator", "oracle")
+        if options:
+            raise LoopConfigError(f"correct: unknown field(s) {', '.join(sorted(options))} (annotator)")
+        if annotator not in ("oracle", "annotations", "none"):
+            raise LoopConfigError(f"correct.annotator: {annotator!r} is not one of oracle, annotations, none")
+        rollout_id = done["rollout"]["rollout_id"]
+        inputs = {"annotator": annotator, "rollout_id": rollout_id}
+        if annotator == "none":
+            return {"inputs": inputs, "corrections": 0, "written": 0}
+        if not re.fullmatch(r"[0-9a-f]{12}", rollout_id):
+            raise StageFailed(f"correct: rollout id {rollout_id!r} is not one this loop wrote")
+        report = correct(self.lake, where=f"json_extract_string(meta_json, '$.rollout_id') = '{rollout_id}'",
+                         oracle=annotator == "oracle")
+        self.lake.invalidate()
+        return {"inputs": inputs, **report.to_dict()}
+
     def _grpo(self, k: int, done: dict) -> dict:
         from training.grpo import GRPORun, run_grpo
 
@@ -466,6 +494,7 @@ def _with_options(section: dict[str, Any]) -> dict[str, Any]:
 
 def _short(result: Any) -> str:
     if isinstance(result, dict):
-        keys = ("taskset", "suites", "overlap", "dataset", "model", "rollout_id", "eval_id", "episodes")
+        keys = ("taskset", "suites", "overlap", "dataset", "model", "rollout_id", "eval_id", "episodes",
+                "failed_rollouts", "corrections", "written")
         return ", ".join(f"{key} {result[key]}" for key in keys if key in result) or "ok"
     return str(result)
