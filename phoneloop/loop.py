@@ -121,9 +121,11 @@ class Loop:
         self.folder = Path(self.lake.uri) / "loops" / config.name
         self.folder.mkdir(parents=True, exist_ok=True)
         self.state_path = self.folder / "state.json"
+        self.rounds = 1  # run(rounds) sets it: the tasks stage fingerprints every planned round's rollouts
         self.state: dict[str, Any] = json.loads(self.state_path.read_text()) if self.state_path.exists() else {}
 
     def run(self, rounds: int) -> dict[str, Any]:
+        self.rounds = rounds
         for k in range(1, rounds + 1):
             done = self.state.setdefault(f"round{k}", {})
             for stage in STAGES:
@@ -169,10 +171,11 @@ class Loop:
     def _tasks(self, k: int, done: dict) -> dict:
         """Fingerprint what the loop trains on; build the eval suites; refuse an eval that is not held out."""
         from mockphone.tasks import instances, registry
-        from rollout.heldout import EvalOverlap, job_fingerprints
+        from rollout.heldout import EvalOverlap
 
         if k > 1 and "tasks" in self.state.get("round1", {}):
-            return {"inputs": {}, **{key: v for key, v in self.state["round1"]["tasks"].items() if key != "inputs"}}
+            first = {key: v for key, v in self.state["round1"]["tasks"].items() if key != "inputs"}
+            return {"inputs": {}, **first, "round_overlap": self._check_round(k, first)}
         train = self._training_jobs()
         rows = []
         for task, seed in sorted(train):
@@ -187,14 +190,7 @@ class Loop:
         suites = self.config.eval.get("suites")
         if suites:
             result.update(self._suites(suites, rows))
-            jobs = {job for ref in result["suites"] for job in self._suite_jobs(ref)}
-        else:
-            from rollout.runner import RolloutSpec, jobs_for
-
-            spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
-                                                   if key not in ("baselines", "allow_overlap", "allow_partial")})
-            jobs = set(jobs_for(spec))
-        evaluated = job_fingerprints(sorted(jobs), "en-US")
+        evaluated = self._evaluated(result.get("suites"))
         shared: dict[str, list] = {}
         for job, fp in evaluated.items():
             if fp in trained:
@@ -207,15 +203,61 @@ class Loop:
                      "this eval is not held out")
         return result
 
+    def _evaluated(self, suites: list[str] | None) -> dict[tuple[str, int], str]:
+        """The eval's (task, seed) jobs and their fingerprints: the suites' instances, or ``eval.tasks``."""
+        from rollout.heldout import job_fingerprints
+        from rollout.runner import RolloutSpec, jobs_for
+
+        if suites:
+            jobs = {job for ref in suites for job in self._suite_jobs(ref)}
+        else:
+            spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
+                                                   if key not in ("baselines", "allow_overlap", "allow_partial")})
+            jobs = set(jobs_for(spec))
+        return job_fingerprints(sorted(jobs), "en-US")
+
+    def _check_round(self, k: int, first: dict) -> int:
+        """Round ``k``'s fresh rollout instances against the eval's (the round-1 check saw only the
+        rounds planned then): how many are shared; EvalOverlap unless ``eval.allow_overlap``."""
+        from rollout.heldout import EvalOverlap, job_fingerprints
+        from rollout.runner import jobs_for
+
+        evaluated = set(self._evaluated(first.get("suites")).values())
+        mine = job_fingerprints(sorted(jobs_for(self._rollout_spec(k, "oracle"))), "en-US")
+        shared: dict[str, list] = {}
+        for job, fp in mine.items():
+            if fp in evaluated:
+                shared.setdefault(fp, []).append(job)
+        if shared and not self.config.eval.get("allow_overlap"):
+            raise EvalOverlap("this loop", [f"its round {k} rollout instances"], shared)
+        return len(shared)
+
+    def _rollout_spec(self, k: int, policy: str):
+        """Round ``k``'s rollout: the configured jobs on fresh seeds each round (new training instances,
+        new information), round k's seeds shifted by (k-1) x the span of round 1's; ``rollout.fresh: false``
+        keeps the same seeds every round."""
+        from rollout.runner import RolloutSpec, jobs_for
+
+        options = _with_options(self.config.rollout)
+        fresh = options.pop("fresh", True)
+        spec = RolloutSpec(policy=policy, round=k, run_id=self._run_id(k, "rollout"), **options)
+        if not fresh or k == 1:
+            return spec
+        seeds = sorted({seed for _, seed in jobs_for(spec)})
+        span = seeds[-1] - seeds[0] + 1
+        return RolloutSpec(policy=policy, round=k, run_id=self._run_id(k, "rollout"),
+                           **{**options, "seeds": tuple(s + (k - 1) * span for s in seeds)})
+
     def _training_jobs(self) -> set[tuple[str, int]]:
         """Every (task, seed) the loop trains on: demonstrations, rollouts, GRPO's online episodes."""
         from mockphone.tasks import registry
-        from rollout.runner import RolloutSpec, jobs_for
+        from rollout.runner import jobs_for
         from training.mock_episodes import ONLINE_SEED
 
         collect = self.config.collect
         jobs = {(t.name(), s) for t in registry.select(collect.get("tasks", "all")) for s in collect.get("seeds", [0])}
-        jobs |= set(jobs_for(RolloutSpec(policy="oracle", **_with_options(self.config.rollout))))
+        for k in range(1, self.rounds + 1):  # every planned round's fresh rollout instances
+            jobs |= set(jobs_for(self._rollout_spec(k, "oracle")))
         grpo = self.config.grpo
         if grpo.get("env") == "mock":
             names = [t.name() for t in registry.select(grpo.get("tasks", "all"))]
@@ -312,10 +354,9 @@ class Loop:
         return {"inputs": {"model": base, "dataset": dataset}, "model": entry.name, "metrics": entry.metrics}
 
     def _rollout(self, k: int, done: dict) -> dict:
-        from rollout.runner import RolloutSpec, rollout, summary
+        from rollout.runner import rollout, summary
 
-        spec = RolloutSpec(policy=done["sft"]["model"], round=k, run_id=self._run_id(k, "rollout"),
-                           **_with_options(self.config.rollout))
+        spec = self._rollout_spec(k, done["sft"]["model"])
         report = rollout(self.lake.uri, spec)
         result = summary(self.lake, report.rollout_id)  # what the lake holds: the same after a kill and a rerun
         if result["episodes"] == 0:
