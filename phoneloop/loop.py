@@ -159,6 +159,23 @@ class Loop:
                             "outputs": result, "error": failed.get("error") if state == "failed" else None})
         return out
 
+    def progress(self) -> list[dict[str, Any]]:
+        """Per evaluated round: each policy's success on the ``id`` suite (else on every instance)
+        with its Wilson 95% interval, and the paired difference against the round before."""
+        out = []
+        for key in _round_keys(self.state):
+            r = self.state[key]
+            if "eval" not in r:
+                continue
+            names = {r["sft"]["model"]: "sft", r["grpo"]["model"]: "grpo"}
+            by_suite = r["eval"].get("by_suite") or {}
+            suite = next((s for s in by_suite if s.split("@")[0].endswith("-id")), None)
+            cells = by_suite[suite] if suite else (r["eval"].get("overall") or {})
+            out.append({"round": int(key[5:]), "suite": suite or "all",
+                        "success": {names.get(p, p): c for p, c in cells.items() if c},
+                        "vs_previous": r["eval"].get("vs_previous") or {}})
+        return out
+
     def _save(self) -> None:
         tmp = self.state_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.state, indent=2, default=str))  # keeps stage order
@@ -423,8 +440,35 @@ class Loop:
                   "eval_id": report.eval_id, "folder": report.folder,
                   "held_out": not overlap and not any(report.overlap.values()), "overlap": report.overlap,
                   "by_suite": report.by_suite, "by_category": report.by_category, "overall": report.overall}
+        result["vs_previous"] = self._vs_previous(k, done, report.eval_id, suites)
         result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
         return result
+
+    def _vs_previous(self, k: int, done: dict, eval_id: str, suites: list[str] | None) -> dict[str, Any]:
+        """Round k's SFT and GRPO models against round k-1's, paired on the instances both evaluated
+        (the ``id`` suite when the loop has suites, else every instance): the difference in success
+        with its 95% interval (``rollout.eval.paired_difference``)."""
+        from rollout.eval import paired_difference
+
+        previous = (self.state.get(f"round{k - 1}") or {})
+        if k == 1 or "eval" not in previous:
+            return {}
+        id_suite = next((ref for ref in suites or [] if ref.split("@")[0].endswith("-id")), None)
+
+        def outcomes(eid: str, policy: str) -> dict[tuple[str, int], bool]:
+            rows = self.lake.sql("SELECT results_json FROM evals WHERE eval_id = ? AND policy = ?",
+                                 [eid, policy]).column(0).to_pylist()
+            jobs = set(self._suite_jobs(id_suite)) if id_suite else None
+            return {(r["task"], int(r["seed"])): r["outcome"] == "success" for row in rows
+                    for r in json.loads(row or "[]") if jobs is None or (r["task"], int(r["seed"])) in jobs}
+
+        self.lake.invalidate()
+        out = {"suite": id_suite or "all"}
+        for role in ("sft", "grpo"):
+            out[role] = paired_difference(outcomes(previous["eval"]["eval_id"], previous[role]["model"]),
+                                          outcomes(eval_id, done[role]["model"]))
+            out[role].update(a=previous[role]["model"], b=done[role]["model"])
+        return out
 
     def _curves(self, state: dict) -> Path:
         """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each

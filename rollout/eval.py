@@ -223,6 +223,28 @@ def paired(results: list[dict], names: list[str]) -> list[dict]:
     return out
 
 
+def paired_difference(a: dict[tuple[str, int], bool], b: dict[tuple[str, int], bool], resamples: int = 2000,
+                      seed: int = 0) -> dict[str, Any]:
+    """Success of ``b`` minus ``a`` over the (task, seed) instances both ran, with a percentile
+    bootstrap 95% interval over those pairs (fixed seed: the same numbers on every run) and
+    McNemar's exact p on the discordant pairs."""
+    import random
+
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    keys = sorted(set(a) & set(b))
+    if not keys:
+        return {"pairs": 0, "diff": None, "low": None, "high": None, "p_value": None}
+    diffs = [float(b[k]) - float(a[k]) for k in keys]
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(resamples))
+    only_a, only_b = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
+    both = sum(a[k] and b[k] for k in keys)
+    p_value = float(mcnemar([[both, only_a], [only_b, len(keys) - both - only_a - only_b]], exact=True).pvalue)
+    return {"pairs": len(keys), "diff": sum(diffs) / len(diffs), "low": means[int(0.025 * resamples)],
+            "high": means[int(0.975 * resamples) - 1], "only_a": only_a, "only_b": only_b, "p_value": p_value}
+
+
 def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[str, Any]:
     if policy.startswith(("http://", "https://")):
         return {"kind": "endpoint", "url": policy, "model": spec.options.model}

@@ -145,3 +145,15 @@ def test_a_half_failed_eval_fails_the_loop_stage_and_the_state_names_policy_and_
     assert saved["failed"]["stage"] == "eval" and "eval" not in saved["round1"]
     assert f"127.0.0.1:{server.server_address[1]}" in saved["failed"]["error"]
     assert "SettingsWifiOn#2" in saved["failed"]["error"]
+
+
+def test_paired_difference_is_b_minus_a_on_shared_instances_with_a_bootstrap_interval():
+    from rollout.eval import paired_difference
+
+    a = {("T", s): s % 2 == 0 for s in range(20)}  # 10 of 20
+    b = {("T", s): True for s in range(20)} | {("U", 0): False}  # 20 of 20 (U#0: not in a, left out)
+    d = paired_difference(a, b)
+    assert (d["pairs"], d["diff"], d["only_a"], d["only_b"]) == (20, 0.5, 0, 10)
+    assert 0 < d["low"] < 0.5 < d["high"] <= 1.0 and d["p_value"] == pytest.approx(2 * 0.5 ** 10)
+    assert paired_difference(a, a)["diff"] == 0 and paired_difference(a, a)["low"] == 0
+    assert paired_difference({}, b)["pairs"] == 0
