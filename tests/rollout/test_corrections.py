@@ -2,6 +2,7 @@
 the corrected step, the oracle's continuation, verified, with lineage to the rollout and annotation."""
 
 import json
+from pathlib import Path
 from dataclasses import replace
 
 from collectors.loop import run_episode
@@ -108,3 +109,29 @@ def test_a_persons_correction_off_the_oracle_path_is_replayed_and_the_oracle_res
     assert taken[:2] == [s.action for s in original.steps[:2]] and taken[2] == Action("key", key="back")
     assert taken[3] == Action("key", key="home")  # off the oracle's path: the oracle starts again from home
     assert fresh.episode(row["episode_id"]).meta["correction"]["annotation_id"] == "ls-1"
+
+
+def test_the_dataset_diff_counts_the_new_instances_and_corrected_episodes_a_round_adds(lake, tmp_path):
+    from typer.testing import CliRunner
+
+    from collectors.loop import OraclePolicy
+    from curation.build import curate
+    from curation.recipe import load_recipe
+    from phoneloop.cli import app
+
+    phone = MockPhone()
+    demo = run_episode(phone, OraclePolicy.factory(phone, registry.get(TASK)(seed=0)), registry.get(TASK)(seed=0),
+                       seed=0)
+    lake.write_episodes([demo])
+    recipe = load_recipe(Path(__file__).resolve().parents[2] / "examples" / "recipes" / "with_rollouts.yaml")
+    v1 = curate(Lake.open(lake.uri), recipe)
+    failed_rollout(lake, 3, good=2)
+    assert correct(Lake.open(lake.uri)).written == 1
+    v2 = curate(Lake.open(lake.uri), recipe)
+    result = CliRunner().invoke(app, ["datasets", "diff", v1.ref, v2.ref, "--lake", lake.uri, "--json"])
+    assert result.exit_code == 0, result.output
+    add = json.loads(result.stdout)["added"]
+    assert (add["new_instances"], add["dropped_instances"], add["corrected"], add["real"]) == (1, 0, 1, 0)
+    assert add["sources"] == {"corrected": 1}
+    text = CliRunner().invoke(app, ["datasets", "diff", v1.ref, v2.ref, "--lake", lake.uri]).output
+    assert "adds: 1 new instance(s) (0 dropped), corrected episodes +1" in text
