@@ -33,7 +33,8 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from collectors.importers import protos
-from collectors.importers.base import Item, check_unit, dataset_meta, episode_id, unit_to_px
+from collectors.importers.base import (Item, check_unit, dataset_files, dataset_meta, episode_id, tfrecord_file,
+                                       unit_to_px)
 from collectors.importers.tfrecord import CorruptRecord, read_records
 from datalake.errors import InvalidRecord
 from datalake.png import SIGNATURE, encode_png
@@ -163,7 +164,10 @@ class _Pending:
 
 def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
     pending: dict[str, _Pending] = {}
-    for path in paths:
+    for path in dataset_files(paths, accept=tfrecord_file):
+        if isinstance(path, Item):
+            yield path
+            continue
         origin = str(path)
         for rec in read_records(path):
             locator = f"record {rec.number} at byte {rec.offset}"

@@ -12,9 +12,11 @@ they arrive.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from datalake.errors import InvalidRecord
 from datalake.interchange import ImportReport
@@ -33,12 +35,60 @@ class Item:
     episode: object | None = None  # a datalake.types.Episode when the record converted
     error: str | None = None
     skipped: bool = False  # already in the lake (resume)
+    note: str | None = None  # files passed over on purpose (a dataset root's sidecars): reported, not quarantined
 
 
 @dataclass
 class DatasetReport(ImportReport):
     dataset: str = ""
     records: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def note(origin: str, text: str) -> Item:
+    return Item(origin, "folder", None, note=text)
+
+
+def dataset_files(paths: list[str], *, pattern: str = "*", sidecars: dict[str, str] | None = None,
+                  accept: Callable[[Path], str | None] | None = None) -> Iterator[Path | Item]:
+    """The files to read under ``paths``: a file as given; a folder's files (sorted, recursively,
+    hidden ones left out) matching ``pattern``. Files under a folder named in ``sidecars``
+    (name -> what it holds), and files ``accept`` turns down (it returns why), are passed
+    over with one note per folder or file, so a dataset's root imports as it ships."""
+    sidecars = sidecars or {}
+    for p in map(Path, paths):
+        if not p.is_dir():
+            yield p
+            continue
+        passed: dict[str, int] = {}
+        for path in sorted(f for f in p.rglob(pattern) if f.is_file()):
+            parts = path.relative_to(p).parts
+            if any(part.startswith(".") for part in parts):
+                continue
+            side = next((part for part in parts[:-1] if part in sidecars), None)
+            if side is not None:
+                passed[side] = passed.get(side, 0) + 1
+                continue
+            why = accept(path) if accept is not None else None
+            if why:
+                yield note(str(path), f"skipped {path}: {why}")
+                continue
+            yield path
+        for side, n in passed.items():
+            yield note(str(p / side), f"skipped {n} files under {p / side}/ ({sidecars[side]})")
+
+
+def tfrecord_file(path: Path) -> str | None:
+    """None when ``path`` looks like a TFRecord file (GZIP, or a sound first record header), else why not."""
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+    if head[:2] == b"\x1f\x8b":
+        return None
+    from collectors.importers.tfrecord import masked_crc
+
+    if len(head) == 12 and masked_crc(head[:8]) == struct.unpack("<I", head[8:])[0]:
+        return None
+    return "not a TFRecord file (a dataset's sidecar file?)"
 
 
 def episode_id(dataset: str, original) -> str:
@@ -117,6 +167,9 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
                 in_flight = pool.submit(writer.write, good, dataset, checked=True)
 
         for item in items(set(known)):
+            if item.note is not None:
+                report.notes.append(item.note)
+                continue
             report.records += 1
             report.lines += 1
             if item.skipped:
