@@ -1,8 +1,10 @@
 """Android in the Wild (AitW): GZIP TFRecords, one ``tf.train.Example`` per *step*.
 
 Steps are grouped into episodes by ``episode_id`` across all the files given (an
-episode is complete when it has ``episode_length`` steps, numbered 0..n-1; one still
-incomplete at the end is quarantined). Actions follow the dataset's own rules
+episode is complete when it has ``episode_length`` steps, numbered 0..n-1). An episode
+still incomplete after the last file whose steps are one unbroken run (cut by a shard
+boundary) is held in the lake's ``import_parts`` table and completed when the shard with
+its other steps is imported, in either order; one with a gap is quarantined. Actions follow the dataset's own rules
 (google-research/android_in_the_wild ``action_type.py`` / ``action_matching.py``):
 
 - ``DUAL_POINT`` (4) with touch and lift normalised in **(y, x)** order: a tap when
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -159,10 +161,15 @@ class _Pending:
         # step_id -> (features, origin, locator, raw record, its PNG being encoded)
         self.steps: dict[int, tuple[dict, str, str, bytes, Future | None]] = {}
         self.length: int | None = None
-        self.failed: list[Item] = []
+        self.stored: set[int] = set()  # steps an earlier import held in import_parts
 
 
-def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
+def items(paths: list[str], known: set[str], split: str | None = None,
+          held: Callable[[set[str]], dict[str, list[dict]]] | None = None) -> Iterator[Item]:
+    """Episodes from the step records of ``paths``. An episode still incomplete after the last
+    file, whose steps are one unbroken run (the rest lie before or after it in another
+    shard), is completed from the records earlier imports held (``held``: lake ids ->
+    import_parts rows), or else held itself (items with ``held`` set) for a later import."""
     pending: dict[str, _Pending] = {}
     for path in dataset_files(paths, accept=tfrecord_file):
         if isinstance(path, Item):
@@ -187,22 +194,46 @@ def items(paths: list[str], known: set[str], split: str | None = None) -> Iterat
                            error=f"episode {orig_id!r} has step_id {step_id} twice (first at {ep.steps[step_id][2]})")
                 continue
             ep.length = int(_one(feats, "episode_length", 0)) or ep.length
-            known_ep = episode_id(NAME, orig_id) in known
-            if known_ep:
-                ep.steps[step_id] = ({}, origin, locator, b"", None)
-            else:  # encoding starts now, overlapping the reading of the next records
-                ep.steps[step_id] = (feats, origin, locator, rec.data, _encoder().submit(_png_or_error, feats))
+            _add(ep, step_id, feats, origin, locator, rec.data, episode_id(NAME, orig_id) in known)
             if ep.length is not None and len(ep.steps) >= ep.length:
                 yield from _finish(orig_id, pending.pop(orig_id), known, split)
+    stored = held({episode_id(NAME, o) for o, ep in pending.items() if _resumable(ep)} - known) if held else {}
     for orig_id, ep in pending.items():
-        yield from _finish(orig_id, ep, known, split)
+        for row in stored.get(episode_id(NAME, orig_id), []):
+            part = int(row["part"])
+            if part in ep.steps:  # this import read the same record again (a rerun of the same shard)
+                if ep.steps[part][3] == row["payload"]:
+                    ep.stored.add(part)
+                continue
+            _add(ep, part, protos.features(row["payload"]), row["origin"], row["locator"], row["payload"], False)
+            ep.stored.add(part)
+        yield from _finish(orig_id, ep, known, split, final=held is not None)
 
 
-def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None) -> Iterator[Item]:
+def _add(ep: _Pending, step_id: int, feats: dict, origin: str, locator: str, raw: bytes, known: bool) -> None:
+    if known:
+        ep.steps[step_id] = ({}, origin, locator, b"", None)
+    else:  # encoding starts now, overlapping the reading of the next records
+        ep.steps[step_id] = (feats, origin, locator, raw, _encoder().submit(_png_or_error, feats))
+
+
+def _resumable(ep: _Pending) -> bool:
+    """The steps read form one unbroken run short of the whole episode (cut by a file boundary)."""
+    ids = sorted(ep.steps)
+    unbroken = ids == list(range(ids[0], ids[-1] + 1))
+    return unbroken and ep.length is not None and 0 <= ids[0] and ids[-1] < ep.length and len(ids) < ep.length
+
+
+def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None, final: bool = False) -> Iterator[Item]:
     lake_id = episode_id(NAME, orig_id)
     first = ep.steps[min(ep.steps)]
     if lake_id in known:
         yield Item(first[1], first[2], lake_id, skipped=True)
+        return
+    if final and _resumable(ep):  # the rest comes with another shard: keep these records until then
+        for k in sorted(set(ep.steps) - ep.stored):
+            _, origin, locator, raw, _ = ep.steps[k]
+            yield Item(origin, locator, lake_id, raw, held=k)
         return
     ids = sorted(ep.steps)
     error = None

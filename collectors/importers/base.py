@@ -36,13 +36,44 @@ class Item:
     error: str | None = None
     skipped: bool = False  # already in the lake (resume)
     note: str | None = None  # files passed over on purpose (a dataset root's sidecars): reported, not quarantined
+    held: int | None = None  # a step record (this step number) kept for an episode a later file completes
 
 
 @dataclass
 class DatasetReport(ImportReport):
     dataset: str = ""
     records: int = 0
+    held: int = 0  # step records kept in import_parts for episodes that continue in a file not imported yet
     notes: list[str] = field(default_factory=list)
+
+
+def held_parts(lake, dataset: str, ids: set[str]) -> dict[str, list[dict]]:
+    """The step records earlier imports held for the episodes ``ids`` (lake ids), by episode."""
+    if not ids:
+        return {}
+    rows = lake.sql("SELECT episode_id, part, origin, locator, payload FROM import_parts "
+                    "WHERE dataset = ? AND list_contains(?, episode_id) ORDER BY part, created_at",
+                    [dataset, sorted(ids)]).to_pylist()
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(row["episode_id"], []).append(row)
+    return out
+
+
+def _hold(lake, dataset: str, items: list[Item], report: DatasetReport) -> None:
+    if not items:
+        return
+    from datalake.schema import now
+
+    created = now()
+    lake.append("import_parts", [{"dataset": dataset, "episode_id": it.episode_id, "part": it.held,
+                                  "origin": it.origin, "locator": it.locator, "payload": it.payload,
+                                  "created_at": created} for it in items])
+    report.held += len(items)
+    ids = sorted({it.episode_id for it in items})
+    report.notes.append(f"held {len(items)} step records of {len(ids)} episodes that continue in a file not "
+                        f"imported yet ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''}): importing that "
+                        "file completes them")
 
 
 def note(origin: str, text: str) -> Item:
@@ -144,6 +175,7 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
     report = DatasetReport(dataset=dataset)
     pending: list[tuple[Item, object]] = []
     rejected: list[Rejected] = []
+    held: list[Item] = []
     pending_bytes = 0
 
     def reject(item: Item, reason: str) -> None:
@@ -170,6 +202,9 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
             if item.note is not None:
                 report.notes.append(item.note)
                 continue
+            if item.held is not None:
+                held.append(item)
+                continue
             report.records += 1
             report.lines += 1
             if item.skipped:
@@ -187,6 +222,7 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
         if in_flight is not None:
             report.add(in_flight.result())
     _quarantine(writer, rejected, report)
+    _hold(lake, dataset, held, report)
     return report
 
 
