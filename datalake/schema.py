@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from datalake.storage import filesystem
+from datalake.storage import filesystem, missing_credentials
 
 from datalake.errors import LakeError, LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
@@ -255,7 +255,9 @@ def read_marker(uri: str, storage_options: dict[str, str] | None = None) -> dict
         with fs.open_input_stream(marker) as src:
             raw = src.read()
     except (OSError, ValueError) as exc:  # unreachable endpoint, missing bucket, refused credentials
-        raise LakeError(f"cannot read the lake at {uri}: {_first_line(exc)}") from None
+        hint = missing_credentials(uri, storage_options)  # else the SDK's "AWS Error UNKNOWN (HTTP status 500)"
+        why = f"{hint} (the request failed: {_first_line(exc)})" if hint else _first_line(exc)
+        raise LakeError(f"cannot read the lake at {uri}: {why}") from None
     try:
         body = json.loads(raw)
         version = int(body["schema_version"])
