@@ -142,7 +142,7 @@ class VirtualDevice:
     def shell(self, line: str) -> Result:
         if "screencap" in line:
             self.grabs.grab_jitter = self.grab_jitter
-            wait = self.grabs.delay()  # the process starts (and on a busy phone, stalls) before it grabs
+            wait = self.grabs.jitter()  # the process starts before it grabs the frame
             if wait:
                 time.sleep(wait)
         with self.lock:
@@ -181,8 +181,21 @@ class VirtualDevice:
 
     def _cmd_screencap(self, args: list[str]) -> Result:
         target = next((a for a in args if not a.startswith("-")), None)
+        stall = self.grabs.stall()
+        if stall:  # a late grab: the phone goes on (other commands, transitions) while screencap waits
+            self.lock.release()
+            try:
+                time.sleep(stall)
+            finally:
+                self.lock.acquire()
         png = b"\x00garbage, not a PNG\n" if self._fault("screencap_garbage") else \
             self.compositor.frame(self.phone.screenshot())  # mid-transition: two screens blended
+        if not isinstance(png, bytes):  # encoded off the lock: the phone goes on meanwhile
+            self.lock.release()
+            try:
+                png = self.compositor.encode(png)
+            finally:
+                self.lock.acquire()
         self._delay += self.capture_latency
         if target is not None:
             self.files[target] = png

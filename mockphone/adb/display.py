@@ -10,9 +10,10 @@ are), after it the new screen. ``animating()`` is what ``dumpsys window`` report
 after).
 
 ``Grabs`` decides how long a screencap waits before it reads the panel: most grabs at
-once (plus ``grab_jitter``), a fraction ``slow_grabs`` after ``slow_grab_delay`` seconds
-(a busy phone: the grab is late, so the frame it returns is a later one). Seeded, so a
-test sees the same sequence each run.
+once (plus ``grab_jitter`` before the command line starts), a fraction ``slow_grabs`` after
+``slow_grab_delay`` seconds once screencap has started (a busy phone: the grab is late,
+after the line's ``cat /proc/uptime`` stamp, so the frame it returns is a later one than
+the stamp says). Seeded, so a test sees the same sequence each run.
 """
 
 from __future__ import annotations
@@ -58,16 +59,22 @@ class Compositor:
                 return 0.0
             return max(0.0, self.transition - (self.clock() - self._start))
 
-    def frame(self, current: bytes) -> bytes:
-        """The PNG on the panel now: ``current`` (the phone's screen), or a blend mid-transition."""
+    def frame(self, current: bytes) -> bytes | Image.Image:
+        """What the panel shows now: ``current`` (the phone's PNG), or mid-transition the blend as an
+        image (``encode`` it; callers encode outside their locks, as a phone encodes off its display)."""
         with self._lock:
             now = self.clock()
             if self._new is None or now - self._start >= self.transition:
                 self._old = self._new = None
                 return current
-            mixed = self._mix(now)
+            return self._mix(now)
+
+    @staticmethod
+    def encode(frame: bytes | Image.Image) -> bytes:
+        if isinstance(frame, bytes):
+            return frame
         out = io.BytesIO()
-        mixed.save(out, format="PNG", compress_level=1)
+        frame.save(out, format="PNG", compress_level=1)
         return out.getvalue()
 
     def _mix(self, now: float) -> Image.Image:
@@ -85,10 +92,14 @@ class Grabs:
         self._rng = random.Random(seed)
         self.late = 0  # how many grabs were late (tests read it)
 
-    def delay(self) -> float:
-        """Seconds the next screencap waits before it reads the panel."""
-        wait = self._rng.uniform(0, self.grab_jitter) if self.grab_jitter else 0.0
+    def jitter(self) -> float:
+        """Seconds before the screencap process starts (before anything on its command line runs)."""
+        return self._rng.uniform(0, self.grab_jitter) if self.grab_jitter else 0.0
+
+    def stall(self) -> float:
+        """Seconds a started screencap waits before it reads the panel: 0, or for a late grab 2-3 s. The
+        command line's ``cat /proc/uptime`` before it has already printed, so its stamp is early."""
         if self.slow_grabs and self._rng.random() < self.slow_grabs:
             self.late += 1
-            wait += self._rng.uniform(*self.slow_grab_delay)
-        return wait
+            return self._rng.uniform(*self.slow_grab_delay)
+        return 0.0
