@@ -239,7 +239,7 @@ def _print_import(summary: dict, report, json_out: bool) -> None:
         for reason in report.reasons[:20]:
             console.print(f"  [yellow]quarantined[/yellow] {reason}")
         for line in getattr(report, "notes", [])[:20]:
-            console.print(f"  [dim]note[/dim] {line}")
+            console.print(f"  [dim]note[/dim] {line}", soft_wrap=True)
     if report.quarantined:
         raise typer.Exit(1)
 

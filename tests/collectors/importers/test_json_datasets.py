@@ -115,4 +115,4 @@ def test_cli_dataset_root_import_exits_zero_and_prints_the_note(tmp_path):
     runner.invoke(app, ["lake", "init", "--lake", str(tmp_path / "lake")])
     out = runner.invoke(app, ["lake", "import", "--format", "gui-odyssey", str(root), "--lake", str(tmp_path / "lake")])
     assert out.exit_code == 0, out.output
-    assert "1 episodes written" in out.output and "skipped" in out.output and "splits" in out.output
+    assert "1 episodes written" in out.output and "skipped 4 files" in out.output and "split lists" in out.output
