@@ -1,10 +1,11 @@
 """Public-dataset import benchmark: AitW-format TFRecords through ``lake import --format aitw``.
 
-    .venv/bin/python bench/import_bench.py            # 10k-step speed run + 10k/100k peak-memory runs
+    .venv/bin/python bench/import_bench.py            # 400-step 1080x2400 speed run + 10k/100k peak-memory runs
     .venv/bin/python bench/import_bench.py --quick    # small smoke run
+    .venv/bin/python bench/import_bench.py --only speed --size 270x600 --steps 10000
 
 1. Speed: steps/s importing a generated AitW TFRecord (GZIP, one tf.train.Example per
-   step, 270x600 screenshots as raw pixels, as AitW stores them) into a fresh lake,
+   step, 1080x2400 screenshots as raw pixels, as AitW stores them) into a fresh lake,
    against just reading and decoding the same file (framing, CRC32C, gunzip, protobuf
    parse, pixels to an array) in the same run, through the same reader (tfrecord.py,
    ISA-L inflate). The import also PNG-encodes every frame (datalake.png.encode_png).
@@ -86,9 +87,8 @@ def decode_only(path: Path) -> int:
     return n
 
 
-def bench_speed(root: Path, n_steps: int) -> None:
+def bench_speed(root: Path, n_steps: int, size: tuple[int, int] = (1080, 2400)) -> None:
     path = root / "aitw-speed.tfrecord.gz"
-    size = (270, 600)
     frame_bytes = make_file(path, n_steps, size)
     print(f"speed: {n_steps} steps, {size[0]}x{size[1]} raw RGB screenshots ({frame_bytes / 1024:.0f} KiB each, "
           f"PNG-encoded on import), file {path.stat().st_size / 1e6:.0f} MB")
@@ -137,6 +137,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", choices=["speed", "memory"])
+    parser.add_argument("--size", default="1080x2400", help="speed run's screenshot size, WxH (AitW's phones: 1080x2400)")
+    parser.add_argument("--steps", type=int, help="speed run's steps (default 400, --quick 100)")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -146,7 +148,8 @@ def main() -> None:
     try:
         print(f"cpus: {os.cpu_count()}  load average: {os.getloadavg()[0]:.1f}")
         if args.only in (None, "speed"):
-            bench_speed(root, 1_000 if args.quick else 10_000)
+            width, height = (int(v) for v in args.size.lower().split("x"))
+            bench_speed(root, args.steps or (100 if args.quick else 400), (width, height))
         if args.only in (None, "memory"):
             bench_memory(root, [1_000, 5_000] if args.quick else [10_000, 100_000])
     finally:

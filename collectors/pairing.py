@@ -17,16 +17,20 @@ clocks goes through the host:
   the brackets of all samples, taken at different phases of the centisecond, are intersected.
   ``shift`` (monotonic = boottime + shift) is their difference, ``error`` its bound: half
   the intersection + ``LATENCY_MARGIN`` for getevent's delivery latency.
-* A frame stamped ``u`` was grabbed in ``[u + shift - error, u + shift + error + 0.01 +
-  grab_window]`` on the input clock (``grab_window``: the phone's exec gap between ``cat`` and
-  the grab; a tree: ``dump_window``). Frames without a stamp (phones without ``screenshot_at``)
-  fall back to the host request time, which holds only on an idle host.
+* A frame is stamped twice on the phone, ``cat /proc/uptime; screencap -p; cat /proc/uptime``:
+  stamped ``u`` and ``v``, it was grabbed in ``[u + shift - error, v + shift + error + 0.01]``
+  on the input clock, whatever the grab took (a screencap that stalls 2-3 s before reading the
+  panel gets a 2-3 s interval). A frame with one stamp uses ``grab_window`` after it (a tree:
+  ``dump_window``). Frames without a stamp (phones without ``screenshot_at``) fall back to the
+  host request time and are never certain.
 
 For an action whose finger went down at ``down`` after the previous action lifted at
 ``prev_up``, a frame is **certain** when its whole grab interval lies in (prev_up + settle,
-down): the screen had settled after the previous action and the finger had not yet touched.
-The last certain frame is the step's screen; with none, the last frame surely before
-``down`` is used and the step is flagged ``pairing = "uncertain"``. A tree is taken from a
+down) *and* the grab before it, also inside, shows the same screen (within a tolerance):
+the screen had come to rest after the previous action (Android's transitions run 250-400 ms;
+a frame grabbed inside one is two screens blended and differs from the next) and the finger
+had not yet touched. The later frame of the last such pair is the step's screen; with none,
+the last frame surely before ``down`` is used and the step is flagged ``pairing = "uncertain"``. A tree is taken from a
 dump that ran entirely inside a quiet interval showing the same frame (same PNG bytes),
 nearest in time; ``tree_lag_ms`` is its distance from the frame; with none the nearest dump
 is used and flagged ``tree = "uncertain"``.
@@ -48,6 +52,7 @@ class Frame:
     sha: str
     up: float | None = None  # device uptime (CLOCK_BOOTTIME) printed just before the grab
     nbytes: int = 0
+    up_end: float | None = None  # device uptime printed just after the screencap returned (the grab is between)
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,9 @@ class Clock:
             start = self.to_device(item.t0)
             return start, start + window
         at, err = item.up + self.shift, self.error
+        end = getattr(item, "up_end", None)
+        if end is not None:  # measured on the phone for this grab: it happened between the two stamps
+            return at - err, max(end + self.shift, at) + err + UPTIME_RESOLUTION
         return at - err, at + err + UPTIME_RESOLUTION + window
 
     def report(self) -> dict:
@@ -138,14 +146,21 @@ class Pairing:
 
 
 def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, grab_window: float,
-               settle: float, up: float | None = None) -> Pairing:
+               settle: float, up: float | None = None, same=None) -> Pairing:
     """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``.
 
-    With no certain frame, the guess (flagged) is the first frame grabbed after the previous
-    action settled and before this one's lift at ``up`` (the screen changes at the lift), else
-    the last frame surely before ``down``.
+    Certain only when the screen was seen at rest: two consecutive grabs, both stamped on the
+    phone and both wholly inside (``prev_up + settle``, ``down``), show the same screen
+    (``same(a, b)``: equal within a tolerance; default equal bytes). A frame grabbed during a
+    transition differs from the next one, so it is never certain; a grab with no stamp has no
+    known interval and is never certain either. The later of the last such pair is the screen.
+    With no certain frame, the guess (flagged) is the last frame grabbed after the previous
+    action settled and before ``down``, else the first grabbed before this one's lift at ``up``
+    (the screen changes at the lift), else the last frame surely before ``down``.
     """
-    best = fallback = during = None  # (frame, earliest grab, latest grab)
+    same = same or (lambda a, b: a.sha == b.sha)
+    latest = fallback = during = None  # (frame, earliest grab, latest grab)
+    inside = []
     for f in frames:
         start, end = clock.span(f, grab_window)
         if up is not None and start >= prev_up + settle and end <= up and (during is None or end < during[2]):
@@ -154,12 +169,16 @@ def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, g
             continue
         if fallback is None or start > fallback[1]:
             fallback = (f, start, end)
-        if start >= prev_up + settle and (best is None or start > best[1]):
-            best = (f, start, end)
-    fallback = during or fallback
-    chosen = best or fallback
+        if start >= prev_up + settle:
+            inside.append((f, start, end))
+            if latest is None or start > latest[1]:
+                latest = (f, start, end)
+    inside.sort(key=lambda x: x[1])
+    stable = next((b for a, b in zip(inside[-2::-1], inside[::-1])
+                   if a[0].up is not None and b[0].up is not None and same(a[0], b[0])), None)
+    chosen = stable or latest or during or fallback
     lag = None if chosen is None else round(1000 * (down - chosen[2]), 1)
-    return Pairing(chosen[0] if chosen else None, best is not None, lag)
+    return Pairing(chosen[0] if chosen else None, stable is not None, lag)
 
 
 def quiet_sha(frames: list[Frame], clock: Clock, start: float, end: float, grab_window: float) -> str | None:
@@ -229,3 +248,38 @@ class FrameStore:
         return {"max_frames": self.max_frames, "max_bytes": self.max_bytes, "evicted": self.evicted,
                 "peak_unpinned": self.peak_unpinned, "peak_unpinned_bytes": self.peak_unpinned_bytes,
                 "pinned": len(self.pinned)}
+
+
+SAME_SCREEN_PIXELS = 0.002  # two grabs show the same screen when at most this share of (reduced) pixels differ
+SAME_SCREEN_LEVEL = 12  # by more than this (0-255 gray), e.g. a blinking cursor or the status bar's clock
+
+
+class SameScreen:
+    """Whether two grabs show the same screen: equal bytes, or equal within a tolerance (a cursor's
+    blink, the clock's minute) on gray pixels reduced 8x; a frame blended mid-transition differs widely.
+    Frames whose bytes the store dropped compare equal only by sha."""
+
+    def __init__(self, store: FrameStore) -> None:
+        self.store = store
+        self._small: dict[str, object] = {}
+
+    def __call__(self, a: Frame, b: Frame) -> bool:
+        if a.sha == b.sha:
+            return True
+        if a.sha not in self.store or b.sha not in self.store:
+            return False
+        x, y = self._reduced(a.sha), self._reduced(b.sha)
+        if x.shape != y.shape:
+            return False
+        return float((abs(x.astype("int16") - y) > SAME_SCREEN_LEVEL).mean()) <= SAME_SCREEN_PIXELS
+
+    def _reduced(self, digest: str):
+        if digest not in self._small:
+            import io
+
+            import numpy as np
+            from PIL import Image
+
+            img = Image.open(io.BytesIO(self.store[digest])).convert("L")
+            self._small[digest] = np.asarray(img.reduce(8))
+        return self._small[digest]

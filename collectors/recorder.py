@@ -6,7 +6,9 @@
 
 While recording, threads run side by side: one streams ``getevent -lt`` (kernel
 timestamps on the device clock; see ``collectors.gestures``), several capture frames
-with ``cat /proc/uptime; screencap -p`` one after another at a fixed period (pipelined, so
+with ``cat /proc/uptime; screencap -p; cat /proc/uptime`` (the grab lies between the two
+stamps: each grab's window is measured on the phone, a late one gets a long window)
+one after another at a fixed period (pipelined, so
 a 1.2 s screencap still gives a frame every ``capture_period``; the uptime stamps each
 frame on the phone, so host load cannot misdate it), and a few dump the UI tree the same
 way (pipelined too, each to its own file, on virtual devices; a real phone's uiautomator
@@ -16,7 +18,9 @@ queue of unknown depth), the virtual device would need an H.264 encoder, and fra
 need a UI tree; the timestamped screencap loop needs neither.
 
 At ``stop`` every gesture is paired with the last frame fully grabbed after the previous
-action settled and before its touch-down, and with a tree from the same screen
+action settled and before its touch-down that the grab before it confirms (the screen
+at rest, not mid-transition), and with a tree from the same screen. Double taps are
+merged only among taps that are not on the soft keyboard
 (``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
 ``Step.meta`` (the lake's ``meta_json``, and its ``pairing`` column): ``pairing`` ok|uncertain,
 ``frame_lag_ms``, ``tree`` same_screen|uncertain, ``tree_lag_ms``, ``rotation`` (in effect at
@@ -55,12 +59,14 @@ from typing import Any
 from collectors.classify import NAV_MODES, Screen, classify
 from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
 from collectors.gestures import KEYS, Gesture, KeyPress, Tracker, parse_line, touch_axes
-from collectors.pairing import Clock, Frame, FrameStore, Tree, pair_frame, pair_tree, quiet_sha, sha
+from collectors.pairing import Clock, Frame, FrameStore, SameScreen, Tree, pair_frame, pair_tree, quiet_sha, sha
 from collectors.steps import is_key_tap, merge_double_taps, targets, text_changes
 from datalake.types import Action, Episode, Observation, Step
 from datalake.uitree import parse_ui_tree
 
 UPTIME_SAMPLES = 8  # cat /proc/uptime round trips at start and stop (the best bounds the clock link)
+STAMPED_GRAB = "cat /proc/uptime; screencap -p; cat /proc/uptime"  # the grab lies between the two stamps
+_IEND = b"IEND\xaeB`\x82"
 _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
@@ -99,6 +105,7 @@ class Recorder:
         self._next_capture = 0.0
         self._threads: list[threading.Thread] = []
         self._stream = None
+        self._same = SameScreen(self.store)
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> Recorder:
@@ -129,8 +136,11 @@ class Recorder:
             t.start()
         return self
 
-    def stop(self, success: bool) -> Episode:
-        """End the recording with the operator's mark and return the episode (not yet written)."""
+    def stop(self, success: bool | None, stopped: str | None = None) -> Episode:
+        """End the recording with the operator's mark and return the episode (not yet written).
+
+        ``stopped`` ends a take the operator never marked (Ctrl-C, SIGTERM, end of input): what
+        was recorded is kept, outcome ``unknown``, ``meta.stopped`` = the reason, no terminate step."""
         self._stop.set()
         if self._stream is not None:
             self._stream.close()
@@ -149,25 +159,28 @@ class Recorder:
         assemble_ms = round(1000 * (time.perf_counter() - began), 1)
         if self.error is not None and not steps:
             raise CollectorError(f"recording failed ({self.error}): nothing was recorded") from self.error
-        if success and self.error is None:
+        if success and self.error is None and stopped is None:
             steps.append(Step(observation=self._final_observation(), action=Action("terminate", status="success"),
                               meta={"pairing": "ok", "tree": "same_screen", "flags": []}))
         if not steps:
             raise EpisodeAborted("nothing was recorded: no touch, key or typing between start and stop")
-        return self._episode(steps, assemble_ms)
+        return self._episode(steps, assemble_ms, stopped)
 
-    def _episode(self, steps: list[Step], assemble_ms: float) -> Episode:
+    def _episode(self, steps: list[Step], assemble_ms: float, stopped: str | None = None) -> Episode:
         meta = {"collector": "human", "serial": getattr(self.phone, "serial", None), "nav_mode": self.nav_mode,
                 "touch_protocol": self.axes.protocol, "clock": self.clock.report(),
                 "capture": {"workers": self.workers, "period_ms": round(1000 * self.capture_period),
                             "dump_workers": self.dump_workers, "first_latency_ms": round(1000 * self.latency),
                             "frames": len(self.frames), "trees": len(self.trees), "assemble_ms": assemble_ms,
-                            "store": self.store.report()}}
+                            "store": self.store.report(), "grab_window_ms": self._grab_windows()}}
         if self.tracker.garbage:
             meta["getevent_garbage"] = {"lines": self.tracker.garbage, "examples": self.tracker.garbage_examples}
         outcome, verified = ("success" if steps[-1].action.type == "terminate" else "failure"), "human"
         if self.error is not None:
             meta.update(partial=True, failure_reason=f"recording interrupted: {self.error}")
+            outcome, verified = "unknown", "none"
+        if stopped is not None:
+            meta["stopped"] = stopped
             outcome, verified = "unknown", "none"
         first = self._screen(self.trees[0] if self.trees else None)
         rotations = sorted({s.meta["rotation"] for s in steps if "rotation" in s.meta} | {first.rotation})
@@ -177,6 +190,14 @@ class Recorder:
                                      extra={**self.device.extra, "rotation": first.rotation})
         return Episode(instruction=self.instruction, source="human", device=device, steps=tuple(steps),
                        task=self.task, app=self.app, outcome=outcome, verified_by=verified, meta=meta)
+
+    def _grab_windows(self) -> dict:
+        """The grab windows measured on this phone (second stamp minus first), in ms."""
+        spans = sorted(f.up_end - f.up for f in self.frames if f.up is not None and f.up_end is not None)
+        if not spans:
+            return {"measured": 0}
+        return {"measured": len(spans), "median": round(1000 * spans[len(spans) // 2]),
+                "p90": round(1000 * spans[int(0.9 * (len(spans) - 1))]), "max": round(1000 * spans[-1])}
 
     def wait_observed_after(self, t: float, timeout: float = 10.0) -> bool:
         """Block until a frame and a tree grabbed after host time ``t`` has settled are in (scripted drivers),
@@ -249,19 +270,41 @@ class Recorder:
         with self._lock:
             self._inflight.append(t0)
         try:
-            if hasattr(self.phone, "screenshot_at"):
-                up, png = self.phone.screenshot_at()
-            else:  # a phone that cannot stamp frames: host request times (holds only on an idle host)
-                up, png = None, self.phone.screenshot()
+            up, up_end, png = self._grab()
         finally:
             with self._lock:
                 self._inflight.remove(t0)
-        frame = Frame(t0, time.monotonic(), sha(png), up, len(png))
+        frame = Frame(t0, time.monotonic(), sha(png), up, len(png), up_end)
         with self._lock:
             self.store.add(frame.sha, png)
             self.frames.append(frame)
             self._pin_paired()
             self._lock.notify_all()
+
+    def _grab(self) -> tuple[float | None, float | None, bytes]:
+        """(uptime before, uptime after, PNG): the grab's interval measured on the phone, each time.
+        Phones that only stamp before the grab give no end; phones that cannot stamp give neither
+        (their frames are dated by host request times, which hold only on an idle host, and never
+        certain)."""
+        if hasattr(self.phone, "shell") and hasattr(self.phone, "screenshot_at"):
+            code, err, out = self.phone.shell(STAMPED_GRAB)
+            head, _, rest = out.partition(b"\n")
+            cut = rest.rfind(_IEND)
+            try:
+                if cut < 0 or not rest.startswith(b"\x89PNG"):
+                    raise ValueError("no PNG")
+                return float(head.split()[0]), float(rest[cut + 8:].split()[0]), rest[:cut + 8]
+            except (IndexError, ValueError):
+                up, png = self.phone.screenshot_at()  # the stamped line was not understood: one stamp
+                return up, None, png
+        if hasattr(self.phone, "screenshot_at"):
+            up, png = self.phone.screenshot_at()
+            return up, None, png
+        return None, None, self.phone.screenshot()
+
+    def same_screen(self, a: Frame, b: Frame) -> bool:
+        """Two grabs show the same screen (within ``pairing.SameScreen``'s tolerance)."""
+        return self._same(a, b)
 
     def _pin_paired(self) -> None:
         """Pair (and pin the screen of) each action before whose touch-down no capture is still in flight."""
@@ -274,7 +317,8 @@ class Recorder:
         frames = [f for f in self.frames if f.sha in self.store]
         for item in ready:
             prev_up = max((_up(i) for i in self.items if _up(i) < _down(item)), default=-math.inf)
-            p = pair_frame(frames, self.clock, prev_up, _down(item), self.grab_window, self.settle)
+            p = pair_frame(frames, self.clock, prev_up, _down(item), self.grab_window, self.settle,
+                           same=self.same_screen)
             if p.frame is not None:
                 self.store.pin(p.frame.sha)
             self._unpinned.remove(item)
@@ -358,7 +402,7 @@ class Recorder:
             if isinstance(item, KeyPress) and item.key not in KEYS.values():
                 continue  # power and volume keys act on no app screen
             entries.append(self._entry(item, down, up, bounds[k], frames, trees, quiet))
-        entries = merge_double_taps(entries, self.dpi)
+        entries = self._merge_double_taps(entries)
         entries = self._typing(entries, trees, frames, quiet)
         steps = []
         for e in entries:
@@ -368,9 +412,21 @@ class Recorder:
             steps.append(Step(observation=obs, action=e["action"], meta=e["meta"]))
         return steps
 
+    def _merge_double_taps(self, entries: list[dict]) -> list[dict]:
+        """Double taps merged among the taps that are not on the soft keyboard: two quick keyboard taps
+        paired to one sparse frame are two keys typed (recovered from the trees), not a double tap."""
+        out, run = [], []
+        for e in entries:
+            if e["tree"] is not None and is_key_tap(e, e["tree"], self.natural[1]):
+                out += merge_double_taps(run, self.dpi) + [e]
+                run = []
+            else:
+                run.append(e)
+        return out + merge_double_taps(run, self.dpi)
+
     def _entry(self, item, down: float, up: float, prev_up: float, frames, trees, quiet,
                action: Action | None = None) -> dict:
-        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle, up)
+        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle, up, same=self.same_screen)
         frame_t = sum(self.clock.span(p.frame, self.grab_window)) / 2 if p.frame else down
         tree, same, lag = pair_tree(trees, quiet, self.clock, p.frame.sha if p.frame else None, frame_t,
                                     self.dump_window)
@@ -455,10 +511,11 @@ class Recorder:
                 entry["frame"] = run[0]  # a guess: the screen once the previous action settled
             return  # no frame surely before the typing: the step stays uncertain
         last = anchor
-        while last + 1 < len(run) and run[last + 1].sha == run[anchor].sha:
+        while last + 1 < len(run) and self.same_screen(run[last + 1], run[anchor]):
             last += 1
         entry["frame"] = run[last]
-        entry["meta"].update(pairing="ok", pairing_rule="last frame before the first change")
+        if last > anchor and run[anchor].up is not None:  # seen at rest: two consecutive grabs agree
+            entry["meta"].update(pairing="ok", pairing_rule="last frame before the first change")
 
     def _final_observation(self) -> Observation:
         frame, tree = self.frames[-1], max(self.trees, key=lambda t: t.t0)

@@ -38,7 +38,11 @@ ADDED: dict[int, dict[str, list[str]]] = {
         "evals": ["suite", "overlap"],
     },
 }
-NEW_TABLES: dict[int, list[str]] = {2: ["evals"], 3: ["tasksets"]}
+NEW_TABLES: dict[int, list[str]] = {
+    2: ["evals"],
+    3: ["tasksets"],
+    4: ["import_parts"],  # issue 32
+}
 
 
 def schema_at(table: str, version: int) -> pa.Schema | None:

@@ -13,6 +13,9 @@ Schema history:
   ``score``, ``perturbation``; steps ``meta_json`` and ``pairing`` (the recorder's
   ok | uncertain); annotations: Label Studio project/task/annotation ids, annotator
   id and email, Label Studio's created/updated times and lead time, review rows.
+- v3: episodes ``instance``; evals ``suite``, ``overlap``; ``tasksets`` table.
+- v4: ``import_parts`` table (the step records of a public-dataset episode that
+  continues in a shard not imported yet, held until that shard is imported).
 """
 
 from __future__ import annotations
@@ -23,11 +26,11 @@ from datetime import datetime, timezone
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from datalake.storage import filesystem
+from datalake.storage import filesystem, missing_credentials
 
 from datalake.errors import LakeError, LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MARKER = "phoneloop.json"
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -195,6 +198,16 @@ TASKSETS = pa.schema([  # v3: one row per instance of a task set or an evaluatio
     pa.field("created_at", _TS, nullable=False),
 ])
 
+IMPORT_PARTS = pa.schema([  # v4 (issue 32): one row per held step record of an episode spanning shards
+    pa.field("dataset", pa.string(), nullable=False),  # the importer's format name (aitw)
+    pa.field("episode_id", pa.string(), nullable=False),  # the lake id the episode will have
+    pa.field("part", pa.int64(), nullable=False),  # the record's step number in its episode
+    pa.field("origin", pa.string(), nullable=False),  # the file it was read from
+    pa.field("locator", pa.string()),
+    pa.field("payload", pa.binary(), nullable=False),  # the raw record, as read
+    pa.field("created_at", _TS, nullable=False),
+])
+
 TABLES: dict[str, pa.Schema] = {
     "episodes": EPISODES,
     "steps": STEPS,
@@ -205,6 +218,7 @@ TABLES: dict[str, pa.Schema] = {
     "quarantine": QUARANTINE,
     "evals": EVALS,
     "tasksets": TASKSETS,
+    "import_parts": IMPORT_PARTS,
 }
 
 
@@ -241,7 +255,9 @@ def read_marker(uri: str, storage_options: dict[str, str] | None = None) -> dict
         with fs.open_input_stream(marker) as src:
             raw = src.read()
     except (OSError, ValueError) as exc:  # unreachable endpoint, missing bucket, refused credentials
-        raise LakeError(f"cannot read the lake at {uri}: {_first_line(exc)}") from None
+        hint = missing_credentials(uri, storage_options)  # else the SDK's "AWS Error UNKNOWN (HTTP status 500)"
+        why = f"{hint} (the request failed: {_first_line(exc)})" if hint else _first_line(exc)
+        raise LakeError(f"cannot read the lake at {uri}: {why}") from None
     try:
         body = json.loads(raw)
         version = int(body["schema_version"])

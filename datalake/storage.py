@@ -54,6 +54,30 @@ def filesystem(uri: str, storage_options: dict[str, str] | None = None) -> tuple
     return pafs.FileSystem.from_uri(uri)
 
 
+_CREDENTIAL_SOURCES = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN",
+                       "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+
+
+def missing_credentials(uri: str, storage_options: dict[str, str] | None = None) -> str | None:
+    """For an s3:// lake with no credentials anywhere the AWS SDK looks (options, ``AWS_*`` keys,
+    a profile, a credentials file, web identity or container credentials), what to set; else None.
+    Instance roles are not visible from here, so callers use this only to explain a failure."""
+    if urlparse(uri).scheme not in ("s3", "s3a"):
+        return None
+    options = storage_options or {}
+    if _option(options, _S3["access_key"]) or (_option(options, ("aws_skip_signature", "skip_signature")) or
+                                               "").lower() == "true":
+        return None
+    if any(os.environ.get(name) for name in _CREDENTIAL_SOURCES):
+        return None
+    files = [os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or os.path.expanduser("~/.aws/credentials"),
+             os.environ.get("AWS_CONFIG_FILE") or os.path.expanduser("~/.aws/config")]
+    if any(os.path.isfile(f) for f in files):
+        return None
+    return ("no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE with "
+            "~/.aws/credentials, or pass them in storage_options)")
+
+
 def with_defaults(uri: str, storage_options: dict[str, str] | None) -> dict[str, str] | None:
     """``storage_options`` plus what safe concurrent appends need on S3.
 

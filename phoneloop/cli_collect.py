@@ -140,38 +140,68 @@ def record(
     lake: LakeOpt = "./lake",
     task: Annotated[str | None, typer.Option(help="Registered task name, if the demo performs one.")] = None,
     port: PortOpt = None,
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Takes to record, one after another.")]
+    = 1,
 ) -> None:
-    """Record a human demonstration: touches (getevent), keys and typing, paired with screens.
+    """Record human demonstrations: touches (getevent), keys and typing, paired with screens.
 
     Screens are captured continuously and each action is paired with the last frame
-    shown before its touch-down; steps whose screen is not certain are flagged
-    (step meta pairing=uncertain). Press Enter when done, then mark success or failure;
-    the episode (source human, verified by human) is written to the lake. If the phone is
-    lost mid-recording, the steps so far are written as a partial, flagged episode.
+    shown at rest before its touch-down; steps whose screen is not certain are flagged
+    (step meta pairing=uncertain). Press Enter to end a take, then a key: s (or Enter)
+    keeps it as a success, f as a failure, r records it again, d drops it, q stops. Each
+    kept take (source human, verified by human) is written to the lake at once. Ctrl-C,
+    SIGTERM or the end of input keep the take in progress (outcome unknown, meta.stopped).
+    The lake is opened and checked before the first take. If the phone is lost
+    mid-recording, the steps so far are written as a partial, flagged episode.
 
-    Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi"
+    Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi" --episodes 5
     """
     from collectors.adb_phone import AdbPhone
     from collectors.errors import CollectorError
     from collectors.loop import write
     from collectors.recorder import Recorder
+    from collectors.takes import install_sigterm, record_takes
     from datalake.errors import LakeError
+    from phoneloop.cli_lake import open_lake
 
+    opened = open_lake(lake)  # before anyone records: a lake that cannot be written fails now
     try:
-        recorder = Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
-    except (CollectorError, ValueError) as exc:
+        opened.check_writable()
+    except LakeError as exc:
         fail(str(exc))
-    err_console.print(f"recording {serial}: do the task on the phone, then press Enter")
-    input()
-    success = typer.confirm("Did the demonstration succeed?", default=True)
-    try:
-        episode = recorder.stop(success=success)
-        report = write(lake, [episode])
-    except (CollectorError, LakeError) as exc:
-        fail(str(exc))
-    if episode.meta.get("partial"):
-        err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "
-                          f"partial episode[/yellow]")
-    uncertain = sum(s.meta.get("pairing") == "uncertain" for s in episode.steps)
-    err_console.print(f"{len(episode.steps)} step(s) ({uncertain} flagged uncertain), outcome {episode.outcome}: "
-                      f"{report.written} written, {report.quarantined} quarantined {report.errors or ''}")
+
+    def start() -> Recorder:
+        try:
+            return Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
+        except (CollectorError, ValueError) as exc:
+            fail(str(exc))
+            raise  # unreachable
+
+    def keep(episode) -> None:
+        try:
+            report = write(opened, [episode])
+        except (CollectorError, LakeError) as exc:
+            fail(str(exc))
+        if episode.meta.get("partial"):
+            err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "
+                              f"partial episode[/yellow]")
+        uncertain = sum(s.meta.get("pairing") == "uncertain" for s in episode.steps)
+        stopped = f" (stopped: {episode.meta['stopped']})" if episode.meta.get("stopped") else ""
+        err_console.print(f"{len(episode.steps)} step(s) ({uncertain} flagged uncertain), outcome {episode.outcome}"
+                          f"{stopped}: {report.written} written, {report.quarantined} quarantined "
+                          f"{report.errors or ''}")
+
+    install_sigterm()
+    takes = record_takes(start, keep, episodes=episodes, read_line=_read_line, say=err_console.print)
+    err_console.print(f"{len(takes.kept)} take(s) kept, {takes.discarded} dropped, {takes.redone} redone"
+                      + (f"; stopped: {takes.stopped}" if takes.stopped else ""))
+    if not takes.kept and takes.empty:
+        fail(takes.empty[0])
+    if takes.stopped in ("sigint", "sigterm"):
+        raise typer.Exit(130 if takes.stopped == "sigint" else 143)
+
+
+def _read_line(prompt: str) -> str:
+    if prompt:
+        err_console.print(prompt, end="", markup=False)
+    return input()

@@ -23,13 +23,24 @@ def serve(
     dump_latency: Annotated[float, typer.Option(min=0, help="Seconds a uiautomator dump takes.")] = 0.0,
     nav_mode: Annotated[str, typer.Option(help="3button, gestural or keys: what navigation emits.")] = "3button",
     touch_protocol: Annotated[str, typer.Option(help="B, A or single: how the touch panel reports.")] = "B",
+    rotate: Annotated[int, typer.Option("--rotate", min=0, max=3,
+                                        help="Start rotated: 0..3 quarter turns (1: landscape).")] = 0,
+    transition: Annotated[float, typer.Option(min=0, help="Seconds a screen change animates; a screencap "
+                                                          "inside it is the two screens blended (Android: "
+                                                          "0.25-0.4).")] = 0.0,
+    slow_grabs: Annotated[float, typer.Option(min=0, max=1, help="Fraction of screencaps that grab 2-3 s late "
+                                                                 "(returning a later frame).")] = 0.0,
+    grab_jitter: Annotated[float, typer.Option(min=0, help="Up to this many seconds before any screencap "
+                                                           "grabs.")] = 0.0,
 ) -> None:
     """Serve N mock phones over the adb host protocol on 127.0.0.1 until interrupted.
 
     Any adb client works against it: adb -P PORT devices / shell / pull / push / exec-out,
     adbutils, and agent harnesses built on them. Mock phone i is seeded i.
 
-    Realism for testing recorders and harnesses: --capture-latency 1.2 --nav-mode gestural.
+    Realism for testing recorders and harnesses: --capture-latency 1.2 --nav-mode gestural
+    --transition 0.3 --slow-grabs 0.3 --rotate 1. While it runs, `phoneloop device control`
+    takes a phone offline, back online, or rotates it.
 
     Example: phoneloop device serve --port 5555 --phones 4 &  adb -P 5555 shell input tap 540 1000
     """
@@ -39,7 +50,10 @@ def serve(
         server = VirtualAdbServer(phones=phones, port=port)
         for d in server.devices:
             d.configure(capture_latency=capture_latency, dump_latency=dump_latency, nav_mode=nav_mode,
-                        touch_protocol=touch_protocol)
+                        touch_protocol=touch_protocol, transition=transition, slow_grabs=slow_grabs,
+                        grab_jitter=grab_jitter)
+            if rotate:
+                d.rotate(rotate)
     except OSError as exc:
         fail(f"cannot listen on 127.0.0.1:{port}: {exc}")
     except ValueError as exc:
@@ -52,6 +66,29 @@ def serve(
         pass
     finally:
         server.stop()
+
+
+@device_app.command("control")
+def control(
+    serial: Annotated[str, typer.Argument(help="The served phone, e.g. emulator-5554.")],
+    command: Annotated[list[str], typer.Argument(help="offline | online | unauthorized | rotate N | screen on|off "
+                                                      "| transition SECONDS | slow-grabs FRACTION")],
+    port: Annotated[int, typer.Option("--port", "-P", help="The virtual adb server's port.")] = 5037,
+) -> None:
+    """Switch a phone of a running `phoneloop device serve` at run time (a cable pulled, a turn).
+
+    Example: phoneloop device control emulator-5554 offline --port 5555
+
+    Example: phoneloop device control emulator-5554 rotate 1 --port 5555
+    """
+    from mockphone.adb import control as ctl
+
+    try:
+        console.print(ctl.send(port, serial, " ".join(command)))
+    except ctl.ControlError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"no virtual adb server answers on 127.0.0.1:{port}: {exc}")
 
 
 def devices(

@@ -226,7 +226,7 @@ def _import_dataset(fmt: str, files: list[str], lake: str, split: str | None, js
             raise
     summary = {"dataset": fmt, "records": report.records, "written": report.written,
                "skipped_existing": report.skipped, "quarantined": report.quarantined, "steps": report.steps,
-               "new_frames": report.new_frames, "reasons": report.reasons}
+               "new_frames": report.new_frames, "reasons": report.reasons, "notes": report.notes}
     _print_import(summary, report, json_out)
 
 
@@ -238,6 +238,8 @@ def _print_import(summary: dict, report, json_out: bool) -> None:
                       f"{report.skipped} already in the lake, {report.quarantined} quarantined")
         for reason in report.reasons[:20]:
             console.print(f"  [yellow]quarantined[/yellow] {reason}")
+        for line in getattr(report, "notes", [])[:20]:
+            console.print(f"  [dim]note[/dim] {line}", soft_wrap=True)
     if report.quarantined:
         raise typer.Exit(1)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from collectors.importers import aitw, amex, androidcontrol, androidworld, hub, odyssey
-from collectors.importers.base import DatasetReport, run_import
+from collectors.importers.base import DatasetReport, held_parts, run_import
 
 FORMATS = {
     "androidcontrol": androidcontrol.items,
@@ -24,6 +24,7 @@ FORMATS = {
     "androidworld": androidworld.items,
     "hub": hub.items,
 }
+RESUMABLE = {"aitw"}  # per-step formats: an episode cut by a file boundary is held until its other file comes
 
 
 def import_dataset(lake, fmt: str, paths: list[str], *, split: str | None = None,
@@ -32,7 +33,9 @@ def import_dataset(lake, fmt: str, paths: list[str], *, split: str | None = None
     if fmt not in FORMATS:
         raise ValueError(f"unknown dataset format {fmt!r} (known: {', '.join(sorted(FORMATS))})")
     reader = FORMATS[fmt]
-    report = run_import(lake, fmt, lambda known: reader([str(p) for p in paths], known, split), progress=progress)
+    extra = {"held": lambda ids: held_parts(lake, fmt, ids)} if fmt in RESUMABLE else {}
+    report = run_import(lake, fmt, lambda known: reader([str(p) for p in paths], known, split, **extra),
+                        progress=progress)
     report.files = [str(p) for p in paths]
     return report
 

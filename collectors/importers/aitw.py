@@ -1,8 +1,10 @@
 """Android in the Wild (AitW): GZIP TFRecords, one ``tf.train.Example`` per *step*.
 
 Steps are grouped into episodes by ``episode_id`` across all the files given (an
-episode is complete when it has ``episode_length`` steps, numbered 0..n-1; one still
-incomplete at the end is quarantined). Actions follow the dataset's own rules
+episode is complete when it has ``episode_length`` steps, numbered 0..n-1). An episode
+still incomplete after the last file whose steps are one unbroken run (cut by a shard
+boundary) is held in the lake's ``import_parts`` table and completed when the shard with
+its other steps is imported, in either order; one with a gap is quarantined. Actions follow the dataset's own rules
 (google-research/android_in_the_wild ``action_type.py`` / ``action_matching.py``):
 
 - ``DUAL_POINT`` (4) with touch and lift normalised in **(y, x)** order: a tap when
@@ -14,8 +16,10 @@ incomplete at the end is quarantined). Actions follow the dataset's own rules
 ``image/encoded`` holds the screenshot as raw uint8 pixels, ``image/height`` x
 ``image/width`` x ``image/channels`` (the dataset's own reader does ``decode_raw`` and a
 reshape); it is encoded to PNG (``datalake.png.encode_png``: no filters, ISA-L deflate
-level 1, since AitW has millions of steps) on a thread pool as soon as the record is
-read, so encoding overlaps reading. A record whose bytes already are a PNG is kept as it is.
+level 1, since AitW has millions of steps) as soon as the record is read, in the reading
+thread: ISA-L's deflate holds the GIL, so encoder threads only stalled the reader (at
+1080x2400, 0.39x of read + decode with a pool of two against ~0.6x inline). A record
+whose bytes already are a PNG is kept as it is.
 
 Each step keeps the original ``results/*`` fields in ``meta.original`` and the UI
 annotations (OCR text and icon boxes, in pixels) in ``meta.ui_annotations``.
@@ -24,16 +28,15 @@ annotations (OCR text and icon boxes, in pixels) in ``meta.ui_annotations``.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from collectors.importers import protos
-from collectors.importers.base import Item, check_unit, dataset_meta, episode_id, unit_to_px
+from collectors.importers.base import (Item, check_unit, dataset_files, dataset_meta, episode_id, tfrecord_file,
+                                       unit_to_px)
 from collectors.importers.tfrecord import CorruptRecord, read_records
 from datalake.errors import InvalidRecord
 from datalake.png import SIGNATURE, encode_png
@@ -95,16 +98,6 @@ def _ui_annotations(feats: dict, width: int, height: int) -> list[dict]:
     return out
 
 
-_ENCODER: ThreadPoolExecutor | None = None
-
-
-def _encoder() -> ThreadPoolExecutor:
-    global _ENCODER
-    if _ENCODER is None:
-        _ENCODER = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="aitw-png")
-    return _ENCODER
-
-
 def screenshot_png(feats: dict) -> bytes:
     """``image/encoded`` as PNG: raw (height, width, channels) uint8 pixels are encoded."""
     data = _one(feats, "image/encoded")
@@ -119,10 +112,14 @@ def screenshot_png(feats: dict) -> bytes:
 
 
 def _png_or_error(feats: dict) -> bytes | InvalidRecord:
+    """The step's PNG; the raw pixels are dropped from ``feats`` once encoded (the record itself
+    is kept for quarantine), so a pending episode holds one copy of each frame, not two."""
     try:
         return screenshot_png(feats)
     except InvalidRecord as exc:
         return exc
+    finally:
+        feats.pop("image/encoded", None)
 
 
 def _step(feats: dict, png: bytes | InvalidRecord) -> tuple[Step, tuple[int, int]]:
@@ -138,11 +135,11 @@ def _step(feats: dict, png: bytes | InvalidRecord) -> tuple[Step, tuple[int, int
         (width, height)
 
 
-def _episode(orig_id: str, steps: list[dict], pngs: list[Future], split: str | None) -> Episode:
+def _episode(orig_id: str, steps: list[dict], pngs: list[bytes | InvalidRecord], split: str | None) -> Episode:
     converted = []
     for k, (feats, png) in enumerate(zip(steps, pngs)):
         try:
-            converted.append(_step(feats, png.result()))
+            converted.append(_step(feats, png))
         except InvalidRecord as exc:
             raise InvalidRecord(f"step {k}: {exc}") from None
     width, height = converted[0][1]
@@ -155,15 +152,26 @@ def _episode(orig_id: str, steps: list[dict], pngs: list[Future], split: str | N
 
 class _Pending:
     def __init__(self):
-        # step_id -> (features, origin, locator, raw record, its PNG being encoded)
-        self.steps: dict[int, tuple[dict, str, str, bytes, Future | None]] = {}
+        # step_id -> (features, origin, locator, the raw record or its byte offset in origin, its PNG
+        # or why it has none). Records read from a file are not kept: a pending episode would hold ~8 MB
+        # per 1080x2400 step, and holding them makes reading ~50% slower (fresh pages for every
+        # record); the few that go to quarantine or import_parts are read again (``_payloads``).
+        self.steps: dict[int, tuple[dict, str, str, bytes | int, bytes | InvalidRecord | None]] = {}
         self.length: int | None = None
-        self.failed: list[Item] = []
+        self.stored: set[int] = set()  # steps an earlier import held in import_parts
 
 
-def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
+def items(paths: list[str], known: set[str], split: str | None = None,
+          held: Callable[[set[str]], dict[str, list[dict]]] | None = None) -> Iterator[Item]:
+    """Episodes from the step records of ``paths``. An episode still incomplete after the last
+    file, whose steps are one unbroken run (the rest lie before or after it in another
+    shard), is completed from the records earlier imports held (``held``: lake ids ->
+    import_parts rows), or else held itself (items with ``held`` set) for a later import."""
     pending: dict[str, _Pending] = {}
-    for path in paths:
+    for path in dataset_files(paths, accept=tfrecord_file):
+        if isinstance(path, Item):
+            yield path
+            continue
         origin = str(path)
         for rec in read_records(path):
             locator = f"record {rec.number} at byte {rec.offset}"
@@ -183,22 +191,48 @@ def items(paths: list[str], known: set[str], split: str | None = None) -> Iterat
                            error=f"episode {orig_id!r} has step_id {step_id} twice (first at {ep.steps[step_id][2]})")
                 continue
             ep.length = int(_one(feats, "episode_length", 0)) or ep.length
-            known_ep = episode_id(NAME, orig_id) in known
-            if known_ep:
-                ep.steps[step_id] = ({}, origin, locator, b"", None)
-            else:  # encoding starts now, overlapping the reading of the next records
-                ep.steps[step_id] = (feats, origin, locator, rec.data, _encoder().submit(_png_or_error, feats))
+            _add(ep, step_id, feats, origin, locator, rec.offset, episode_id(NAME, orig_id) in known)
             if ep.length is not None and len(ep.steps) >= ep.length:
                 yield from _finish(orig_id, pending.pop(orig_id), known, split)
+    stored = held({episode_id(NAME, o) for o, ep in pending.items() if _resumable(ep)} - known) if held else {}
     for orig_id, ep in pending.items():
-        yield from _finish(orig_id, ep, known, split)
+        for row in stored.get(episode_id(NAME, orig_id), []):
+            part = int(row["part"])
+            if part in ep.steps:  # this import read the same record again (a rerun of the same shard)
+                if (ep.steps[part][1], ep.steps[part][2]) == (row["origin"], row["locator"]):
+                    ep.stored.add(part)
+                continue
+            _add(ep, part, protos.features(row["payload"]), row["origin"], row["locator"], row["payload"], False)
+            ep.stored.add(part)
+        yield from _finish(orig_id, ep, known, split, final=held is not None)
 
 
-def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None) -> Iterator[Item]:
+def _add(ep: _Pending, step_id: int, feats: dict, origin: str, locator: str, raw: bytes | int,
+         known: bool) -> None:
+    if known:
+        ep.steps[step_id] = ({}, origin, locator, b"", None)
+    else:  # encoded as soon as read, so the raw pixels are freed before the next record is read
+        ep.steps[step_id] = (feats, origin, locator, raw, _png_or_error(feats))
+
+
+def _resumable(ep: _Pending) -> bool:
+    """The steps read form one unbroken run short of the whole episode (cut by a file boundary)."""
+    ids = sorted(ep.steps)
+    unbroken = ids == list(range(ids[0], ids[-1] + 1))
+    return unbroken and ep.length is not None and 0 <= ids[0] and ids[-1] < ep.length and len(ids) < ep.length
+
+
+def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None, final: bool = False) -> Iterator[Item]:
     lake_id = episode_id(NAME, orig_id)
     first = ep.steps[min(ep.steps)]
     if lake_id in known:
         yield Item(first[1], first[2], lake_id, skipped=True)
+        return
+    if final and _resumable(ep):  # the rest comes with another shard: keep these records until then
+        keep = sorted(set(ep.steps) - ep.stored)
+        payloads = _payloads([ep.steps[k] for k in keep])
+        for k, raw in zip(keep, payloads):
+            yield Item(ep.steps[k][1], ep.steps[k][2], lake_id, raw, held=k)
         return
     ids = sorted(ep.steps)
     error = None
@@ -215,6 +249,23 @@ def _finish(orig_id: str, ep: _Pending, known: set[str], split: str | None) -> I
             episode.meta["dataset"]["files"] = [Path(f).name for f in files]
             yield Item(first[1], first[2], lake_id, episode=episode)
             return
-    for k in ids:  # nothing is lost: every step record of a rejected episode goes to quarantine
-        _, origin, locator, raw, _ = ep.steps[k]
+    for k, raw in zip(ids, _payloads([ep.steps[k] for k in ids])):  # nothing is lost: every step record
+        _, origin, locator, _, _ = ep.steps[k]                        # of a rejected episode is quarantined
         yield Item(origin, locator, lake_id, raw, error=f"episode {orig_id!r} step {k}: {error}")
+
+
+def _payloads(entries: list[tuple]) -> list[bytes]:
+    """The raw records of pending steps: kept bytes as they are; the others read again from
+    their file by byte offset (one pass per file, only for episodes that are rejected or held)."""
+    wanted: dict[str, set[int]] = {}
+    for _, origin, _, raw, _ in entries:
+        if isinstance(raw, int):
+            wanted.setdefault(origin, set()).add(raw)
+    found: dict[tuple[str, int], bytes] = {}
+    for origin, offsets in wanted.items():
+        for rec in read_records(origin):
+            if rec.offset in offsets and not isinstance(rec, CorruptRecord):
+                found[(origin, rec.offset)] = rec.data
+                if len(found) == sum(len(v) for v in wanted.values()):
+                    break
+    return [found.get((origin, raw), b"") if isinstance(raw, int) else raw for _, origin, _, raw, _ in entries]

@@ -23,6 +23,7 @@ from datalake.errors import InvalidRecord
 from datalake.types import Action, Device, Episode
 
 NAME = "amex"
+SIDECARS = {"element_anno": "AMEX's per-screenshot element annotations, not episodes"}
 _KEYS = {"PRESS_BACK": "back", "PRESS_HOME": "home", "PRESS_ENTER": "enter"}
 
 
@@ -78,4 +79,4 @@ def lake_id(path: Path, record: dict) -> str:
 
 
 def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
-    return jsonfiles.items(paths, known, lambda p, r: convert(p, r, split), lake_id)
+    return jsonfiles.items(paths, known, lambda p, r: convert(p, r, split), lake_id, SIDECARS)

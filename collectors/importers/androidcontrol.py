@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from google.protobuf.message import DecodeError
 
 from collectors.importers import protos
-from collectors.importers.base import Item, abs_px, dataset_meta, episode_id
+from collectors.importers.base import Item, abs_px, dataset_files, dataset_meta, episode_id, tfrecord_file
 from collectors.importers.tfrecord import CorruptRecord, read_records
 from datalake.errors import InvalidRecord
 from datalake.types import Action, Device, Episode, Observation, Step, png_size
@@ -131,7 +131,10 @@ def episode_from_features(feats: dict, split: str | None) -> Episode:
 
 
 def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
-    for path in paths:
+    for path in dataset_files(paths, accept=tfrecord_file):
+        if isinstance(path, Item):
+            yield path
+            continue
         origin = str(path)
         for rec in read_records(path):
             locator = f"record {rec.number} at byte {rec.offset}"

@@ -165,13 +165,30 @@ def _outcome(value) -> tuple[str, float | None]:
     return ("success" if value >= 1.0 else "failure"), min(max(value, 0.0), 1.0)
 
 
+def _missing(value) -> bool:
+    """None, or the NaN AndroidWorld writes for what a raised run never produced (NaN is truthy)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _episode_data(record: dict) -> dict:
+    data = record.get("episode_data")
+    if isinstance(data, dict):
+        return data
+    what = "NaN" if isinstance(data, float) and math.isnan(data) else "missing" if data is None else \
+        f"a {type(data).__name__}, not a dict"
+    exception = record.get("exception_info")
+    why = f" (the run raised: {str(_plain(exception))[-300:]})" if not _missing(exception) and exception else ""
+    raise InvalidRecord(f"episode_data is {what}{why}")
+
+
 def convert(record: dict, path: Path, k: int, split: str | None) -> Episode:
-    data = record.get("episode_data") or {}
-    shots = next((data[key] for key in _SCREENSHOT_KEYS if data.get(key)), None)
+    data = _episode_data(record)
+    shots = next((data[key] for key in _SCREENSHOT_KEYS if not _missing(data.get(key)) and len(data[key])), None)
     actions = data.get("action_output_json")
-    if not shots or actions is None:
+    if _missing(shots) or _missing(actions):
         raise InvalidRecord(f"episode_data has no screenshots ({'/'.join(_SCREENSHOT_KEYS)}) or action_output_json")
-    elements = next((data[key] for key in _ELEMENT_KEYS if data.get(key)), [None] * len(actions))
+    elements = next((data[key] for key in _ELEMENT_KEYS if isinstance(data.get(key), list) and data[key]),
+                    [None] * len(actions))
     steps = []
     for i, action in enumerate(actions):
         try:
@@ -183,18 +200,22 @@ def convert(record: dict, path: Path, k: int, split: str | None) -> Episode:
         original = _plain(action)
         meta = {"original": original}
         for key in ("action_reason", "summary"):
-            if data.get(key) and i < len(data[key]) and isinstance(data[key][i], str):
+            if isinstance(data.get(key), list) and i < len(data[key]) and isinstance(data[key][i], str):
                 meta[key] = data[key][i]
         raw = data.get("action_output")
         steps.append(Step(Observation(png), converted, meta=meta,
-                          raw_output=raw[i] if raw and i < len(raw) and isinstance(raw[i], str) else None))
+                          raw_output=raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], str)
+                          else None))
     outcome, score = _outcome(record.get("is_successful"))
     width, height = steps[0].observation.size
-    exception = record.get("exception_info")
-    return Episode(instruction=record.get("goal") or "", source="agent", device=Device(width, height),
-                   steps=tuple(steps), episode_id=lake_id(record, path, k), task=record.get("task_template"),
+    exception = None if _missing(record.get("exception_info")) else record.get("exception_info")
+    goal = record.get("goal")
+    return Episode(instruction=goal if isinstance(goal, str) else "", source="agent", device=Device(width, height),
+                   steps=tuple(steps), episode_id=lake_id(record, path, k),
+                   task=record.get("task_template") if isinstance(record.get("task_template"), str) else None,
                    outcome=outcome, verified_by="verifier" if outcome != "unknown" else "none", score=score,
-                   policy=record.get("agent_name"), failure_reason="exception" if exception else None,
+                   policy=record.get("agent_name") if isinstance(record.get("agent_name"), str) else None,
+                   failure_reason="exception" if exception else None,
                    meta={"dataset": dataset_meta(NAME, split, file=path.name, index=k,
                                                  instance_id=_plain(record.get("instance_id")),
                                                  seed=_plain(record.get("seed")),
@@ -228,8 +249,10 @@ def items(paths: list[str], known: set[str], split: str | None = None) -> Iterat
                     continue
                 try:
                     episode = convert(record, path, k, split)
-                except InvalidRecord as exc:
+                except (InvalidRecord, TypeError, AttributeError, KeyError, IndexError) as exc:
+                    reason = str(exc) if isinstance(exc, InvalidRecord) else \
+                        f"episode is not in AndroidWorld's shape: {type(exc).__name__}: {exc}"
                     payload = json.dumps(_plain(record), ensure_ascii=False).encode()
-                    yield Item(str(path), locator, lid, payload, error=str(exc))
+                    yield Item(str(path), locator, lid, payload, error=reason)
                 else:
                     yield Item(str(path), locator, lid, episode=episode)

@@ -12,9 +12,11 @@ they arrive.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from datalake.errors import InvalidRecord
 from datalake.interchange import ImportReport
@@ -33,12 +35,91 @@ class Item:
     episode: object | None = None  # a datalake.types.Episode when the record converted
     error: str | None = None
     skipped: bool = False  # already in the lake (resume)
+    note: str | None = None  # files passed over on purpose (a dataset root's sidecars): reported, not quarantined
+    held: int | None = None  # a step record (this step number) kept for an episode a later file completes
 
 
 @dataclass
 class DatasetReport(ImportReport):
     dataset: str = ""
     records: int = 0
+    held: int = 0  # step records kept in import_parts for episodes that continue in a file not imported yet
+    notes: list[str] = field(default_factory=list)
+
+
+def held_parts(lake, dataset: str, ids: set[str]) -> dict[str, list[dict]]:
+    """The step records earlier imports held for the episodes ``ids`` (lake ids), by episode."""
+    if not ids:
+        return {}
+    rows = lake.sql("SELECT episode_id, part, origin, locator, payload FROM import_parts "
+                    "WHERE dataset = ? AND list_contains(?, episode_id) ORDER BY part, created_at",
+                    [dataset, sorted(ids)]).to_pylist()
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(row["episode_id"], []).append(row)
+    return out
+
+
+def _hold(lake, dataset: str, items: list[Item], report: DatasetReport) -> None:
+    if not items:
+        return
+    from datalake.schema import now
+
+    created = now()
+    lake.append("import_parts", [{"dataset": dataset, "episode_id": it.episode_id, "part": it.held,
+                                  "origin": it.origin, "locator": it.locator, "payload": it.payload,
+                                  "created_at": created} for it in items])
+    report.held += len(items)
+    ids = sorted({it.episode_id for it in items})
+    report.notes.append(f"held {len(items)} step records of {len(ids)} episodes that continue in a file not "
+                        f"imported yet ({', '.join(ids[:5])}{', ...' if len(ids) > 5 else ''}): importing that "
+                        "file completes them")
+
+
+def note(origin: str, text: str) -> Item:
+    return Item(origin, "folder", None, note=text)
+
+
+def dataset_files(paths: list[str], *, pattern: str = "*", sidecars: dict[str, str] | None = None,
+                  accept: Callable[[Path], str | None] | None = None) -> Iterator[Path | Item]:
+    """The files to read under ``paths``: a file as given; a folder's files (sorted, recursively,
+    hidden ones left out) matching ``pattern``. Files under a folder named in ``sidecars``
+    (name -> what it holds), and files ``accept`` turns down (it returns why), are passed
+    over with one note per folder or file, so a dataset's root imports as it ships."""
+    sidecars = sidecars or {}
+    for p in map(Path, paths):
+        if not p.is_dir():
+            yield p
+            continue
+        passed: dict[str, int] = {}
+        for path in sorted(f for f in p.rglob(pattern) if f.is_file()):
+            parts = path.relative_to(p).parts
+            if any(part.startswith(".") for part in parts):
+                continue
+            side = next((part for part in parts[:-1] if part in sidecars), None)
+            if side is not None:
+                passed[side] = passed.get(side, 0) + 1
+                continue
+            why = accept(path) if accept is not None else None
+            if why:
+                yield note(str(path), f"skipped {path}: {why}")
+                continue
+            yield path
+        for side, n in passed.items():
+            yield note(str(p / side), f"skipped {n} files under {p / side}/ ({sidecars[side]})")
+
+
+def tfrecord_file(path: Path) -> str | None:
+    """None when ``path`` looks like a TFRecord file (GZIP, or a sound first record header), else why not."""
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+    if head[:2] == b"\x1f\x8b":
+        return None
+    from collectors.importers.tfrecord import masked_crc
+
+    if len(head) == 12 and masked_crc(head[:8]) == struct.unpack("<I", head[8:])[0]:
+        return None
+    return "not a TFRecord file (a dataset's sidecar file?)"
 
 
 def episode_id(dataset: str, original) -> str:
@@ -94,6 +175,7 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
     report = DatasetReport(dataset=dataset)
     pending: list[tuple[Item, object]] = []
     rejected: list[Rejected] = []
+    held: list[Item] = []
     pending_bytes = 0
 
     def reject(item: Item, reason: str) -> None:
@@ -117,6 +199,12 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
                 in_flight = pool.submit(writer.write, good, dataset, checked=True)
 
         for item in items(set(known)):
+            if item.note is not None:
+                report.notes.append(item.note)
+                continue
+            if item.held is not None:
+                held.append(item)
+                continue
             report.records += 1
             report.lines += 1
             if item.skipped:
@@ -134,6 +222,7 @@ def run_import(lake, dataset: str, items: Callable[[set[str]], Iterator[Item]], 
         if in_flight is not None:
             report.add(in_flight.result())
     _quarantine(writer, rejected, report)
+    _hold(lake, dataset, held, report)
     return report
 
 

@@ -5,7 +5,9 @@ one row per episode: ids, instruction, outcome, actions as JSON in device pixels
 screenshots as ``Image`` bytes; see curation/exports.py) shard by shard, row group by
 row group, so memory stays bounded. Episodes keep their ids, source, outcome and
 verifier, so lake -> Hub -> another lake gives the same episodes; ``meta.dataset``
-records the repo, the resolved commit and the split.
+records the repo, the resolved commit, the split and the shard, unless the episode came
+from a public dataset: then ``meta.dataset`` stays that dataset's provenance and the Hub
+origin is nested beside it, as ``meta.dataset.hub``.
 
 Endpoint and token come from ``HF_ENDPOINT`` and ``HF_TOKEN`` (read at call time);
 a Hub without Xet (a mirror, the tests' loopback Hub) also needs ``HF_HUB_DISABLE_XET=1``
@@ -69,8 +71,10 @@ def episode_from_row(row: dict, repo: str, commit: str, shard: str) -> Episode:
     width, height = png_size(steps[0].observation.screenshot)
     device = Device.from_dict(record["device"]) if "device" in record else \
         Device(width, height, kind=row.get("phone") or "real")
-    meta = {**(record.get("meta") or {}), "dataset": {"name": f"hf://datasets/{repo}", "revision": commit,
-                                                       "split": row.get("split"), "file": shard}}
+    meta = dict(record.get("meta") or {})
+    hub = {"name": f"hf://datasets/{repo}", "revision": commit, "split": row.get("split"), "file": shard}
+    source = meta.get("dataset")  # an episode imported from a public dataset keeps that provenance
+    meta["dataset"] = {**source, "hub": hub} if isinstance(source, dict) and source.get("name") else hub
     return Episode(instruction=row["instruction"], source=row["source"], episode_id=row["episode_id"],
                    device=device, steps=tuple(steps), app=row.get("app"), category=row.get("category"),
                    task=row.get("task"), outcome=row.get("outcome") or "unknown",

@@ -8,17 +8,14 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from collectors.importers.base import Item
+from collectors.importers.base import Item, dataset_files
 from datalake.errors import InvalidRecord
 
 
-def episode_files(paths: list[str]) -> Iterator[Path]:
-    """Every ``*.json`` given, or found (sorted, recursively) in a folder given."""
-    for p in map(Path, paths):
-        if p.is_dir():
-            yield from sorted(p.rglob("*.json"))
-        else:
-            yield p
+def episode_files(paths: list[str], sidecars: dict[str, str] | None = None) -> Iterator[Path | Item]:
+    """Every ``*.json`` given, or found (sorted, recursively) in a folder given; files under
+    a sidecar folder of the dataset's root are passed over with a note."""
+    return dataset_files(paths, pattern="*.json", sidecars=sidecars)
 
 
 def read_json(path: Path) -> tuple[bytes, dict]:
@@ -69,9 +66,12 @@ def screenshot(name, folders: list[Path]) -> bytes:
 
 
 def items(paths: list[str], known: set[str], convert: Callable[[Path, dict], object],
-          lake_id_of: Callable[[Path, dict], str]) -> Iterator[Item]:
+          lake_id_of: Callable[[Path, dict], str], sidecars: dict[str, str] | None = None) -> Iterator[Item]:
     """One item per episode file: skipped, converted by ``convert``, or rejected with the reason."""
-    for path in episode_files(paths):
+    for path in episode_files(paths, sidecars):
+        if isinstance(path, Item):
+            yield path
+            continue
         origin, lake_id, raw = str(path), None, b""
         try:
             raw, record = read_json(path)

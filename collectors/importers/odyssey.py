@@ -22,6 +22,7 @@ from datalake.errors import InvalidRecord
 from datalake.types import Action, Device, Episode
 
 NAME = "gui-odyssey"
+SIDECARS = {"splits": "GUI-Odyssey's split lists (episode files per split), not episodes"}
 _KEYS = {"KEY_HOME": "home", "KEY_BACK": "back", "KEY_APPSELECT": "app_switch", "HOME": "home", "BACK": "back"}
 
 
@@ -80,4 +81,4 @@ def lake_id(path: Path, record: dict) -> str:
 
 
 def items(paths: list[str], known: set[str], split: str | None = None) -> Iterator[Item]:
-    return jsonfiles.items(paths, known, lambda p, r: convert(p, r, split), lake_id)
+    return jsonfiles.items(paths, known, lambda p, r: convert(p, r, split), lake_id, SIDECARS)

@@ -32,7 +32,13 @@ the lift is stamped when the device applies the action, however late the host wa
 screencap -p`` the ``cat`` runs up to ``exec_gap`` (default 20 ms) before the grab, as on a phone.
 ``rotate(r)`` turns the phone mid-session (the display swaps sides; the panel stays natural).
 
-``state`` is ``device``, ``offline`` or ``unauthorized``; ``faults`` makes the next N
+``transition`` (seconds a screen change animates: a screencap inside it is the two screens
+blended, ``dumpsys window`` says ``mAppTransitionState=APP_STATE_RUNNING``, and ``settings get
+global transition_animation_scale`` is 1.0), ``slow_grabs`` / ``slow_grab_delay`` (the fraction
+of screencaps that grab 2-3 s late, so they return a later frame; see ``display.py``).
+``dumpsys power`` prints ``mHoldingDisplaySuspendBlocker`` (adbutils' ``is_screen_on()``).
+
+``state`` is ``device``, ``offline`` or ``unauthorized`` (switched at run time through ``control.py``); ``faults`` makes the next N
 screencaps or dumps fail the ways real ones do (tests of clients' retries and errors):
 ``screencap_garbage``, ``dump_idle``, ``dump_null_root``, ``dump_garbage``, ``dump_unstable``.
 """
@@ -53,6 +59,7 @@ from typing import Any, Callable
 from datalake.types import Action
 from mockphone import shell as mockshell
 from mockphone.adb import getevent
+from mockphone.adb.display import Compositor, Grabs
 from mockphone.adb.sh import Result, run as run_line
 from mockphone.errors import MockPhoneError
 from mockphone.phone import MockPhone
@@ -69,6 +76,7 @@ NO_OP_KEYS = {"KEYCODE_MENU": 82, "KEYCODE_POWER": 26, "KEYCODE_VOLUME_UP": 24, 
               "KEYCODE_DPAD_CENTER": 23, "KEYCODE_CAMERA": 27, "KEYCODE_NOTIFICATION": 83}
 NAV_MODES = {"3button": "0", "keys": "0", "gestural": "2"}
 NAV_RIDS = {"back": "back", "home": "home", "app_switch": "recent_apps"}
+ANIMATION_SCALES = ("window_animation_scale", "transition_animation_scale", "animator_duration_scale")
 
 
 class VirtualDevice:
@@ -94,11 +102,16 @@ class VirtualDevice:
         self._delay = self._uptime_lag = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
+        self.compositor = Compositor()  # screen transitions (``transition`` seconds)
+        self.grabs = Grabs(seed=transport_id)  # when screencaps read the panel (``slow_grabs``)
 
     def configure(self, **knobs: Any) -> VirtualDevice:
         """Set realism knobs (see the module docstring) and rebuild the touch panel for them."""
         with self.lock:
             for name, value in knobs.items():
+                if name in ("transition", "slow_grabs", "slow_grab_delay"):
+                    setattr(self.compositor if name == "transition" else self.grabs, name, value)
+                    continue
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
                                 "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
@@ -127,8 +140,11 @@ class VirtualDevice:
 
     # --- shell ------------------------------------------------------------------------
     def shell(self, line: str) -> Result:
-        if "screencap" in line and self.grab_jitter:
-            time.sleep(random.uniform(0, self.grab_jitter))  # the process starts before it grabs the frame
+        if "screencap" in line:
+            self.grabs.grab_jitter = self.grab_jitter
+            wait = self.grabs.jitter()  # the process starts before it grabs the frame
+            if wait:
+                time.sleep(wait)
         with self.lock:
             self._delay = 0.0
             if "screencap" in line and "/proc/uptime" in line:
@@ -140,6 +156,14 @@ class VirtualDevice:
             delay = self._delay
         if delay:
             time.sleep(delay)  # encoding and transfer: the frame was taken at the start
+        return result
+
+    def _act(self, action: Action):
+        """``phone.act``, with the screen change it causes animated on the panel."""
+        before = self.phone.pixels() if self.compositor.transition > 0 else None
+        result = self.phone.act(action)
+        if before is not None:
+            self.compositor.changed(before, self.phone.pixels())
         return result
 
     def run_simple(self, argv: list[str]) -> Result:
@@ -157,7 +181,21 @@ class VirtualDevice:
 
     def _cmd_screencap(self, args: list[str]) -> Result:
         target = next((a for a in args if not a.startswith("-")), None)
-        png = b"\x00garbage, not a PNG\n" if self._fault("screencap_garbage") else self.phone.screenshot()
+        stall = self.grabs.stall()
+        if stall:  # a late grab: the phone goes on (other commands, transitions) while screencap waits
+            self.lock.release()
+            try:
+                time.sleep(stall)
+            finally:
+                self.lock.acquire()
+        png = b"\x00garbage, not a PNG\n" if self._fault("screencap_garbage") else \
+            self.compositor.frame(self.phone.screenshot())  # mid-transition: two screens blended
+        if not isinstance(png, bytes):  # encoded off the lock: the phone goes on meanwhile
+            self.lock.release()
+            try:
+                png = self.compositor.encode(png)
+            finally:
+                self.lock.acquire()
         self._delay += self.capture_latency
         if target is not None:
             self.files[target] = png
@@ -194,7 +232,7 @@ class VirtualDevice:
         except ValueError as exc:
             return Result(1, stderr=f"{exc}\nusage: input [tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | "
                                     f"keyevent KEYCODE]\n".encode())
-        self.phone.act(action)
+        self._act(action)
         return Result(0)
 
     def _keyevents(self, codes: list[str]) -> Result:
@@ -203,7 +241,7 @@ class VirtualDevice:
             return Result(1, stderr=b"usage: input keyevent [--longpress|--doubletap] KEYCODE ...\n")
         for code in map(_keycode, codes):
             if code in mockshell.KEYCODES:
-                self.phone.act(Action("key", key=mockshell.KEYCODES[code]))
+                self._act(Action("key", key=mockshell.KEYCODES[code]))
             elif code in EDIT_KEYS:
                 nav = self.phone.nav
                 page = nav.top_page(nav.foreground) if nav.foreground else None
@@ -221,9 +259,9 @@ class VirtualDevice:
                 text = base64.b64decode(args[i + 2], validate=True).decode("utf-8")
             except (IndexError, binascii.Error, UnicodeDecodeError):
                 return Result(1, stderr=b"ADB_INPUT_B64: msg is not base64 UTF-8\n")
-            self.phone.act(Action("input_text", text=text))
+            self._act(Action("input_text", text=text))
             return Result(0, b"Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 }\nBroadcast completed: result=0\n")
-        act = self.phone.act(Action("shell", command=shlex.join(["am", *args])))
+        act = self._act(Action("shell", command=shlex.join(["am", *args])))
         out = (act.output + "\n").encode() if act.output else b""
         return Result(act.exit_code or 0, out if act.ok else b"", b"" if act.ok else out)
 
@@ -272,6 +310,8 @@ class VirtualDevice:
                 f"uniqueId=\"local:0\", {nw} x {nh}, modeId 1, density {d.dpi}, rotation {self.rotation}}}\n"
                 f"  mCurrentOrientation={self.rotation}\n").encode())
         if args[:1] == ["window"]:
+            running = self.compositor.animating()  # as AppTransition dumps it
+            state = "APP_STATE_RUNNING" if running else "APP_STATE_IDLE"
             pkg = self.phone.nav.foreground or "com.google.android.apps.nexuslauncher"
             top = d.height - d.nav_h
             nav = (f"  Window #1 Window{{1 u0 NavigationBar0}}:\n    mFrame=[0,{top}][{d.width},{d.height}]\n"
@@ -282,10 +322,16 @@ class VirtualDevice:
                               f"  mRotation={self.rotation} mDisplayRotation=ROTATION_{90 * self.rotation}\n"
                               f"  mShowingLockscreen={str(self.locked).lower()} "
                               f"mDreamingLockscreen={str(self.locked).lower()}\n"
-                              f"  cur={d.width}x{d.height} app={d.width}x{d.height}\n").encode())
+                              f"  cur={d.width}x{d.height} app={d.width}x{d.height}\n"
+                              f"APP TRANSITIONS (dumpsys window transitions)\n"
+                              f"  mAppTransitionState={state}\n"
+                              f"  mWindowAnimationRunning={str(running).lower()}\n").encode())
         if args[:1] == ["power"]:
-            awake = "Awake" if self.screen_on else "Asleep"
-            return Result(0, f"POWER MANAGER (dumpsys power)\n  mWakefulness={awake}\n".encode())
+            awake, on = ("Awake", "true") if self.screen_on else ("Asleep", "false")
+            return Result(0, (f"POWER MANAGER (dumpsys power)\nPower Manager State:\n  mWakefulness={awake}\n"
+                              f"  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n"
+                              f"  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker={on}\n"
+                              f"Display Power: state={'ON' if self.screen_on else 'OFF'}\n").encode())
         if args[:1] == ["battery"]:
             return Result(0, f"Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
                              f"  level: {self.battery}\n  scale: 100\n".encode())
@@ -297,12 +343,14 @@ class VirtualDevice:
             return Result(0, (NAV_MODES[self.nav_mode] + "\n").encode())
         if args == ["get", "system", "user_rotation"]:
             return Result(0, f"{self.rotation}\n".encode())
+        if args[:2] == ["get", "global"] and args[2:] and args[2] in ANIMATION_SCALES:
+            return Result(0, b"1.0\n" if self.compositor.transition > 0 else b"0.0\n")
         return self._mock(["settings", *args])
 
     def _mock(self, argv: list[str]) -> Result:
         """The rest of the shell, on the MockPhone (state-changing commands as recorded shell actions)."""
         if argv[0] == "settings" and argv[1:2] in (["put"], ["delete"]) or argv[0] in MUTATING:
-            act = self.phone.act(Action("shell", command=shlex.join(argv)))
+            act = self._act(Action("shell", command=shlex.join(argv)))
             code, out = act.exit_code or 0, act.output
         else:
             code, out = mockshell.run(self.phone, shlex.join(argv))
@@ -344,7 +392,7 @@ class VirtualDevice:
             seconds = float(args[0]) if args else 1.0
         except ValueError:
             return Result(1, stderr=f"sleep: invalid number {args[0]!r}\n".encode())
-        self.phone.act(Action("wait", seconds=seconds))
+        self._act(Action("wait", seconds=seconds))
         return Result(0)
 
     def _cmd_true(self, args: list[str]) -> Result:
@@ -425,7 +473,7 @@ class VirtualDevice:
                     finally:
                         self.lock.acquire()
                     self.emit(getevent.restamp_lift(lines, self.touch.now_us()))
-                self.phone.act(step)
+                self._act(step)
                 self.phone.screenshot()  # composite the new frame now, as a display does, so a screencap
                 # waiting for the lock grabs it at once instead of rendering while the clock runs
             done.append(step)

@@ -15,6 +15,7 @@ devices listen on no sockets). Device services: ``shell:``,
 SEND, QUIT), ``reverse:forward|killforward|killforward-all|list-forward``. ``getevent``
 without ``-p`` streams raw events until the client hangs up.
 Requests to an offline or unauthorized device fail with adb's own messages.
+``host:phoneloop-control:SERIAL:COMMAND`` switches a device at run time (``control.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import threading
 import time
 from typing import Any
 
+from mockphone.adb import control
 from mockphone.adb.device import VirtualDevice
 from mockphone.adb.sh import tokenize
 from mockphone.phone import MockPhone
@@ -204,6 +206,14 @@ class VirtualAdbServer:
             conn.okay(conn.block("".join(f"{s} {lo} {re_}\n" for s, lo, re_ in self.forwards)))
         elif service == "host:kill":
             conn.okay()  # acknowledged; the virtual server is stopped by its owner, not by clients
+        elif service.startswith(control.SERVICE):
+            serial, _, command = service[len(control.SERVICE):].rpartition(":")
+            device = self._pick(conn, "serial:" + serial, require_online=False)
+            if device is not None:
+                try:
+                    conn.okay(conn.block(control.apply(device, command)))
+                except control.ControlError as exc:
+                    conn.fail(str(exc))
         elif service.startswith(("host:transport", "host:tport:")):
             if service.startswith("host:tport:"):
                 device = self._pick(conn, service[len("host:tport:"):])

@@ -1,11 +1,14 @@
-"""A small ``/system/bin/sh`` for virtual devices: command lists, ``$?``/``$VAR``, redirections, ``| grep``.
+"""A small ``/system/bin/sh`` for virtual devices: command lists, ``$?``/``$VAR``, ``$(cmd)``, redirections, ``| grep``.
 
 Enough for what adb clients send: ``rm -f F; uiautomator dump F && echo success``,
 ``screencap -p > F``, ``dumpsys window | grep mCurrentFocus``, ``cmd 2>/dev/null``,
 ``CMD; echo X4EXIT:$?`` (adbutils' ``shell2`` without shell v2), ``A=1; echo "$A" ${HOME}``.
 As in ``sh``: ``;``, ``&&`` and ``||`` chain left to right, ``$?`` is the last exit status
 when its command runs, variables expand inside double quotes but not single ones, and each
-command line is a fresh shell (assignments last until its end).
+command line is a fresh shell (assignments last until its end). ``$(cmd)`` and ```cmd```
+run ``cmd`` as a shell line of their own when their command runs and put what it printed
+in its place (trailing newlines removed; one word inside double quotes, split into words
+outside): ``input tap $(echo 540 1200)``, ``S=$(getprop ro.serialno) && echo "$S"``.
 Each simple command runs through :meth:`VirtualDevice.run_simple` (device commands such
 as ``screencap`` and ``getevent``, then ``mockphone.shell`` for the rest).
 """
@@ -53,6 +56,11 @@ def split_chain(line: str) -> list[tuple[str, str]]:
                 buf.append(line[i:i + 2])
                 i += 2
                 continue
+            if quote == '"' and (line.startswith("$(", i) or ch == "`"):
+                end = substitution_end(line, i)
+                buf.append(line[i:end])
+                i = end
+                continue
             quote = "" if ch == quote else quote
         elif ch == "\\" and i + 1 < len(line):
             buf.append(line[i:i + 2])
@@ -60,6 +68,11 @@ def split_chain(line: str) -> list[tuple[str, str]]:
             continue
         elif ch in "'\"":
             quote = ch
+        elif line.startswith("$(", i) or ch == "`":  # a command substitution is one piece of its word
+            end = substitution_end(line, i)
+            buf.append(line[i:end])
+            i = end
+            continue
         elif line.startswith(("&&", "||"), i) or ch == ";":
             op = line[i:i + 2] if ch != ";" else ";"
             parts.append(("".join(buf), op))
@@ -71,6 +84,63 @@ def split_chain(line: str) -> list[tuple[str, str]]:
         raise ValueError("No closing quotation")
     parts.append(("".join(buf), ";"))
     return [(text, op) for text, op in parts if text.strip() or op != ";"]
+
+
+def substitution_end(line: str, i: int) -> int:
+    """The index just past the ``$(...)`` or backquoted command starting at ``line[i]`` (nesting and quotes kept)."""
+    if line[i] == "`":
+        end = line.find("`", i + 1)
+        if end < 0:
+            raise ValueError("No closing backquote")
+        return end + 1
+    depth, quote, j = 1, "", i + 2
+    while j < len(line):
+        ch = line[j]
+        if quote:
+            if ch == "\\" and quote == '"':
+                j += 2
+                continue
+            quote = "" if ch == quote else quote
+        elif ch == "\\":
+            j += 2
+            continue
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise ValueError("No closing ')' for $(")
+
+
+def substitute(text: str, run_inner) -> str:
+    """``$(cmd)`` and backquoted commands replaced by what ``run_inner(cmd)`` prints, trailing newlines
+    removed: one word inside double quotes, split into words outside them, as sh does."""
+    out, quote, i = [], "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote != "'" and (text.startswith("$(", i) or ch == "`"):
+            end = substitution_end(text, i)
+            inner = text[i + 2:end - 1] if ch == "$" else text[i + 1:end - 1]
+            value = run_inner(inner).rstrip("\n")
+            if quote == '"':
+                out.append(value.replace("\\", "\\\\").replace('"', '\\"'))
+            else:
+                out.append(" ".join(shlex.quote(w) for w in value.split()))
+            i = end
+            continue
+        if ch == "\\" and quote != "'" and i + 1 < len(text):
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = "" if quote == ch else (ch if not quote else quote)
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def expand(text: str, env: dict[str, str], status: int) -> str:
@@ -111,8 +181,16 @@ def run(device: VirtualDevice, line: str) -> Result:
     op = ";"
     for text, sep in segments:
         if op == ";" or (op == "&&" and last.code == 0) or (op == "||" and last.code != 0):
+            def inner(cmd: str) -> str:
+                result = run(device, cmd)
+                err.extend(result.stderr)
+                return result.stdout.decode("utf-8", "replace")
+
             try:
-                tokens = tokenize(expand(text, env, last.code))
+                expanded = expand(text, env, last.code)
+                if "$(" in expanded or "`" in expanded:
+                    expanded = substitute(expanded, inner)
+                tokens = tokenize(expanded)
             except ValueError as exc:
                 return Result(2, bytes(out), bytes(err) + f"/system/bin/sh: syntax error: {exc}\n".encode())
             while tokens and _ASSIGN.match(tokens[0]):

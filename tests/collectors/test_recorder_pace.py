@@ -82,13 +82,31 @@ def test_pair_frame_without_a_frame_between_the_actions_is_uncertain():
 
     clock = Clock()
     clock.event(arrival=100.0, device_t=10.0)  # host = device + 90
-    frames = [Frame(99.0, 100.2, "a"), Frame(100.35, 101.5, "b")]  # device 9.0 and 10.35
+    clock.uptime_sample(99.999, 10.0, 100.0)  # uptime = device clock (shift 0)
+
+    def stamped(up, sha):  # grabbed between the two stamps, 20 ms apart
+        return Frame(90 + up, 90 + up + 0.5, sha, up=up, up_end=up + 0.02)
+
+    frames = [stamped(9.0, "a"), stamped(10.2, "b"), stamped(10.35, "b")]
     certain = pair_frame(frames, clock, prev_up=9.5, down=10.6, grab_window=0.1, settle=0.05)
-    assert certain.certain and certain.frame.sha == "b"
+    assert certain.certain and certain.frame.up == 10.35
     too_soon = pair_frame(frames, clock, prev_up=10.32, down=10.5, grab_window=0.1, settle=0.05)
     assert not too_soon.certain and too_soon.frame.sha == "b"  # the last frame surely before touch-down
-    none_before = pair_frame(frames, clock, prev_up=10.0, down=10.4, grab_window=0.1, settle=0.05)
+    none_before = pair_frame(frames, clock, prev_up=10.0, down=10.18, grab_window=0.1, settle=0.05)
     assert not none_before.certain and none_before.frame.sha == "a"
+
+
+def test_a_frame_not_confirmed_by_the_next_grab_or_with_no_known_interval_is_uncertain():
+    """Issue 32: one grab inside the quiet interval may be mid-transition; host-dated grabs have no interval."""
+    from collectors.pairing import Clock, Frame, pair_frame
+
+    clock = Clock()
+    clock.event(arrival=100.0, device_t=10.0)
+    clock.uptime_sample(99.999, 10.0, 100.0)
+    moving = [Frame(0, 0, s, up=u, up_end=u + 0.02) for s, u in [("blend1", 10.1), ("blend2", 10.2), ("end", 10.3)]]
+    assert not pair_frame(moving, clock, prev_up=10.0, down=10.4, grab_window=0.1, settle=0.05).certain
+    host_dated = [Frame(100.1, 100.2, "x"), Frame(100.2, 100.3, "x")]  # no stamp: the interval is not known
+    assert not pair_frame(host_dated, clock, prev_up=10.0, down=10.6, grab_window=0.1, settle=0.05).certain
 
 
 def test_stalled_capture_flags_steps_never_mispairs(server):
@@ -166,3 +184,26 @@ def test_rotation_just_before_a_tap_uses_the_frames_shape_when_no_dump_saw_it(se
     tap = episode.steps[1].action
     assert abs(tap.x - add.center[0]) <= 1 and abs(tap.y - add.center[1]) <= 1, tap
     assert episode.steps[1].meta["rotation"] == 1
+
+
+def test_two_quick_keyboard_taps_on_one_sparse_frame_are_not_a_double_tap():
+    """Issue 32: with sparse frames two keyboard taps share a frame; they are keys, merged never."""
+    from collectors.pairing import Frame, Tree
+    from datalake.types import Action
+
+    keyboard = ('<hierarchy rotation="0"><node index="0" text="" resource-id="com.example:id/name" '
+                'class="android.widget.EditText" package="com.example" bounds="[0,200][1080,320]" focused="true" '
+                'clickable="true" enabled="true" /><node index="1" text="" resource-id="" '
+                'class="android.inputmethodservice.KeyboardView" package="com.google.android.inputmethod.latin" '
+                'bounds="[0,1500][1080,2300]" clickable="true" enabled="true" /></hierarchy>')
+    tree, frame = Tree(0, 0, keyboard, "com.example", ".Main"), Frame(0, 0, "same")
+    rec = Recorder.__new__(Recorder)
+    rec.natural, rec.dpi = (1080, 2400), 420
+
+    def tap(x, y, down):
+        return {"action": Action("tap", x=x, y=y), "frame": frame, "tree": tree, "down": down, "up": down + 0.05}
+
+    keys = rec._merge_double_taps([tap(100, 1800, 1.0), tap(110, 1805, 1.15)])
+    assert [e["action"].type for e in keys] == ["tap", "tap"]
+    app = rec._merge_double_taps([tap(500, 260, 1.0), tap(505, 262, 1.15)])  # on the field: a real double tap
+    assert [e["action"].type for e in app] == ["double_tap"]

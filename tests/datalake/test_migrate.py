@@ -190,3 +190,24 @@ def test_migrate_upgrades_a_v2_lake_to_instances_suites_and_task_sets(tmp_path):
     assert lake.sql("SELECT instance FROM episodes WHERE episode_id = ?", [new.episode_id]).to_pylist() == [
         {"instance": "b" * 32}]
     assert lake.episode(eps[0].episode_id) == eps[0]
+
+
+def test_migrate_upgrades_a_v3_lake_with_the_import_parts_table(tmp_path):
+    """Schema v4 (issue 32): import_parts holds AitW step records of episodes cut by a shard boundary."""
+    import shutil
+
+    path = tmp_path / "lake"
+    lake = Lake.init(str(path))
+    ep = episode(0)
+    lake.write_episodes([ep])
+    shutil.rmtree(path / "tables" / "import_parts")
+    S.write_marker(str(path), 3)
+    old = Lake.open(str(path))
+    assert old.read_only and old.sql("SELECT count(*) AS n FROM import_parts").to_pylist() == [{"n": 0}]
+    report = migrate.migrate(str(path))
+    assert (report.from_version, report.to_version) == (3, 4) and "import_parts: create table" in report.steps
+    lake = Lake.open(str(path))
+    assert not lake.read_only and lake.episode(ep.episode_id) == ep
+    lake.append("import_parts", [{"dataset": "aitw", "episode_id": "aitw-x", "part": 0, "origin": "f",
+                                  "locator": "record 0", "payload": b"raw", "created_at": S.now()}])
+    assert lake.sql("SELECT part FROM import_parts").to_pylist() == [{"part": 0}]

@@ -91,8 +91,8 @@ def write_odyssey(root: Path, episode: str, steps: list[dict], size=(W, H)) -> P
     return path
 
 
-def write_amex(root: Path, episode: str, steps: list[dict], size=(W, H), dim=None) -> Path:
-    (root / "episodes").mkdir(parents=True, exist_ok=True)
+def write_amex(root: Path, episode: str, steps: list[dict], size=(W, H), dim=None, folder="episodes") -> Path:
+    (root / folder).mkdir(parents=True, exist_ok=True)
     (root / "screenshot").mkdir(exist_ok=True)
     for i, step in enumerate(steps):
         step.setdefault("step_id", i)
@@ -102,8 +102,29 @@ def write_amex(root: Path, episode: str, steps: list[dict], size=(W, H), dim=Non
             step.setdefault(key, [-1, -1])
         step.setdefault("type_text", "")
         (root / "screenshot" / step["image_path"]).write_bytes(png(i + 11, size))
-    path = root / "episodes" / f"{episode}.json"
+    path = root / folder / f"{episode}.json"
     path.write_text(json.dumps({"episode_id": episode, "instruction": "Open the settings", "steps": steps}))
+    return path
+
+
+def write_odyssey_splits(root: Path, episodes: list[str]) -> None:
+    """GUI-Odyssey's ``splits/``: one JSON per split scheme, episode file names per split."""
+    (root / "splits").mkdir(parents=True, exist_ok=True)
+    for scheme in ("random_split", "task_split", "device_split", "app_split"):
+        (root / "splits" / f"{scheme}.json").write_text(json.dumps(
+            {"train": [f"{e}.json" for e in episodes[:-1]], "test": [f"{e}.json" for e in episodes[-1:]]}))
+
+
+def write_amex_element_anno(root: Path, image: str) -> Path:
+    """AMEX's ``element_anno/``: one JSON per screenshot with its clickable and scrollable elements."""
+    (root / "element_anno").mkdir(parents=True, exist_ok=True)
+    path = root / "element_anno" / image.replace(".png", ".json")
+    path.write_text(json.dumps({
+        "image_path": image, "page_caption": "Settings home", "keyboard_activate": False,
+        "clickable_elements": [{"bbox": [100, 200, 300, 260], "xpath": ["/hierarchy/node[1]"],
+                                "resource_id": "android:id/title", "text": "Network", "functionality": "open network"}],
+        "scrollable_elements": [{"bbox": [0, 160, 1080, 2200], "xpath": ["/hierarchy/node[0]"]}],
+        "package": "com.android.settings", "activity": ".Settings"}))
     return path
 
 

@@ -138,3 +138,27 @@ def test_png_bytes_are_kept_and_bad_pixel_buffers_are_quarantined(lake, tmp_path
     reasons = {r["episode_id"]: r["reason"] for r in lake.sql("SELECT * FROM quarantine").to_pylist()}
     assert "not the raw 2400x1080x3 pixels" in reasons["aitw-short"]
     assert "CRC mismatch" in reasons["aitw-corrupt"]
+
+
+def test_an_episode_spanning_two_shards_imported_one_at_a_time_is_resumed(lake, tmp_path):
+    steps = [aitw_step("span", k, 3, 5 if k < 2 else 10) for k in range(3)]
+    a = write_tfrecord(tmp_path / "general-00000-of-00002", [aitw_step("a", 0, 1, 10)] + steps[:2])
+    b = write_tfrecord(tmp_path / "general-00001-of-00002", steps[2:] + [aitw_step("b", 0, 1, 10)])
+    first = import_dataset(lake, "aitw", [a])
+    assert (first.written, first.quarantined, first.held) == (1, 0, 2)
+    assert any("aitw-span" in n for n in first.notes)
+    assert import_dataset(lake, "aitw", [a]).quarantined == 0  # a rerun of the same shard holds nothing twice
+    second = import_dataset(lake, "aitw", [b])
+    assert (second.written, second.quarantined, second.held) == (2, 0, 0)
+    assert [x["type"] for x in actions_of(lake, "aitw-span")] == ["key", "key", "terminate"]
+    assert lake.episode("aitw-span").meta["dataset"]["files"] == [a.name, b.name]
+
+
+def test_shards_imported_in_reverse_order_complete_the_episode(lake, tmp_path):
+    steps = [aitw_step("rev", k, 4, 6 if k < 3 else 10) for k in range(4)]
+    a = write_tfrecord(tmp_path / "s0", steps[:1])
+    b = write_tfrecord(tmp_path / "s1", steps[1:])
+    assert import_dataset(lake, "aitw", [b]).held == 3
+    report = import_dataset(lake, "aitw", [a])
+    assert (report.written, report.quarantined) == (1, 0)
+    assert len(actions_of(lake, "aitw-rev")) == 4

@@ -75,3 +75,19 @@ def test_unmappable_episode_and_unsafe_pickle_are_quarantined(lake, tmp_path):
     assert any("outside the screen" in r for r in reasons)
     assert any("no parseable action" in r for r in reasons)
     assert any("refusing to load global builtins.print" in r for r in reasons)
+
+
+def test_a_run_that_raised_is_quarantined_with_file_and_reason_and_the_rest_imported(lake, tmp_path):
+    """AndroidWorld's checkpointer writes NaN (truthy) as episode_data for a run that raised."""
+    A = android_world_module()
+    failed = aw_episode([A(action_type="wait")])
+    failed.update(episode_data=float("nan"), is_successful=float("nan"),
+                  exception_info="Traceback (most recent call last): ... TimeoutError: adb")
+    path = write_android_world(tmp_path / "SystemWifiTurnOff.pkl.gz",
+                               [aw_episode([A(action_type="status", goal_status="complete")]), failed])
+    report = import_dataset(lake, "androidworld", [tmp_path])
+    assert (report.written, report.quarantined) == (1, 1)
+    (row,) = lake.sql("SELECT origin, locator, reason, payload FROM quarantine").to_pylist()
+    assert row["origin"] == str(path) and row["locator"] == "episode 1"
+    assert "episode_data is NaN" in row["reason"] and "TimeoutError" in row["reason"]
+    assert b"SystemWifiTurnOff" in row["payload"]

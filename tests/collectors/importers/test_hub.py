@@ -108,3 +108,23 @@ def test_cli_imports_from_the_hub_and_names_a_missing_repo(published, tmp_path, 
     assert ok.exit_code == 0 and "4 episodes written" in ok.output
     missing = runner.invoke(app, ["lake", "import", "hf://datasets/team/nothing-here", "--lake", str(lake)])
     assert missing.exit_code == 2 and "cannot read hf://datasets/team/nothing-here from the Hub" in missing.output
+
+
+def test_hub_round_trip_keeps_the_source_datasets_provenance_with_the_hub_origin_nested(tmp_path, monkeypatch):
+    imported = replace(episode(9, n_steps=2, source="public"),
+                       meta={"dataset": {"name": "aitw", "split": "train", "episode_id": "e9",
+                                         "files": ["general-00000-of-00321"]}})
+    source = Lake.init(tmp_path / "source")
+    source.write_episodes([imported])
+    dv = curate(source, parse_recipe(RECIPE))
+    with HubServer() as hub:
+        push_folder(Path(dv.path), "team/from-aitw", revision_tag="v1", token=hub.token, endpoint=hub.url)
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        monkeypatch.setenv("HF_TOKEN", hub.token)
+        target = Lake.init(tmp_path / "target")
+        assert import_dataset(target, "hub", ["hf://datasets/team/from-aitw@v1"]).written == 1
+    meta = target.episode(imported.episode_id).meta["dataset"]
+    hub_origin = meta.pop("hub")
+    assert meta == imported.meta["dataset"]
+    assert hub_origin["name"] == "hf://datasets/team/from-aitw" and len(hub_origin["revision"]) == 40
+    assert hub_origin["file"].startswith("episodes/")

@@ -75,3 +75,44 @@ def test_amex_offscreen_and_misshaped_screens_are_quarantined(lake, tmp_path):
     assert (report.written, report.quarantined) == (0, 2)
     reasons = {r["episode_id"]: r["reason"] for r in lake.sql("SELECT * FROM quarantine").to_pylist()}
     assert "outside the screen" in reasons["amex-off"] and "not the shape of device_dim" in reasons["amex-shape"]
+
+
+def test_odyssey_dataset_root_skips_its_splits_with_a_note(lake, tmp_path):
+    from tests.collectors.importers.formats import write_odyssey_splits
+
+    root = tmp_path / "GUI-Odyssey"
+    for name in ("ep1", "ep2"):
+        write_odyssey(root, name, [{"action": "COMPLETE", "info": ""}])
+    write_odyssey_splits(root, ["ep1", "ep2"])
+    report = import_dataset(lake, "gui-odyssey", [root])
+    assert (report.written, report.quarantined) == (2, 0)
+    assert any("splits" in note and "4 files" in note for note in report.notes), report.notes
+
+
+def test_amex_dataset_root_skips_element_annotations_with_a_note(lake, tmp_path):
+    from tests.collectors.importers.formats import write_amex_element_anno
+
+    root = tmp_path / "AMEX"
+    write_amex(root, "a1", [{"action": "TAP", "touch_coord": [810, 600]}, {"action": "TASK_COMPLETE"}],
+               folder="instruction_anno")
+    for i in range(2):
+        write_amex_element_anno(root, f"a1_{i}.png")
+    report = import_dataset(lake, "amex", [root])
+    assert (report.written, report.quarantined) == (1, 0)
+    assert any("element_anno" in note and "2 files" in note for note in report.notes), report.notes
+
+
+def test_cli_dataset_root_import_exits_zero_and_prints_the_note(tmp_path):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+    from tests.collectors.importers.formats import write_odyssey_splits
+
+    root = tmp_path / "GUI-Odyssey"
+    write_odyssey(root, "ep1", [{"action": "COMPLETE", "info": ""}])
+    write_odyssey_splits(root, ["ep1"])
+    runner = CliRunner()
+    runner.invoke(app, ["lake", "init", "--lake", str(tmp_path / "lake")])
+    out = runner.invoke(app, ["lake", "import", "--format", "gui-odyssey", str(root), "--lake", str(tmp_path / "lake")])
+    assert out.exit_code == 0, out.output
+    assert "1 episodes written" in out.output and "skipped 4 files" in out.output and "split lists" in out.output
