@@ -219,15 +219,13 @@ def list_models(browser: BrowserDep) -> list:
 @router.post("/api/sql", response_model=SqlOut, dependencies=[Depends(require_token)], tags=["sql"],
              responses=_problems(400, 401, 408, 429, 503))
 def run_sql(body: SqlIn, request: Request, browser: BrowserDep) -> dict:
-    """One read-only SELECT over the lake's views (no file access), with a row limit and a timeout."""
+    """One read-only SELECT over the lake's views (no file access), run in a child process capped in
+    memory, time, rows and bytes; ``truncated_by`` says whether the row or the byte cap cut it."""
     settings: ApiSettings = request.app.state.settings
     user_sql.parse_one_select(body.query)  # refuse before taking a slot
     with request.app.state.sql_gate:
-        with browser.fresh_lake() as lake:
-            con = lake.readonly_connection({"memory_limit": f"{settings.sql_memory_mb}MB", "threads": "2"})
-        result = user_sql.run_readonly(con, body.query, row_limit=settings.sql_row_limit,
-                                       timeout_s=settings.sql_timeout_s)
-    return {**result.__dict__, "row_limit": settings.sql_row_limit}
+        result = user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, body.query, settings.sql_limits())
+    return {**result.__dict__, "row_limit": settings.sql_row_limit, "max_bytes": settings.sql_max_bytes}
 
 
 @router.post("/webhooks/label-studio", response_model=WebhookOut, status_code=201,

@@ -1,4 +1,4 @@
-"""Read-only SQL for people over HTTP: one SELECT, a row limit, a timeout, no file access.
+"""Read-only SQL for people over HTTP: one SELECT, bounded in rows, bytes, time and memory.
 
 Layers, each enough on its own for some attacks:
 1. ``duckdb.extract_statements`` must find exactly one statement, of type SELECT
@@ -7,16 +7,26 @@ Layers, each enough on its own for some attacks:
 2. the statement runs on ``Lake.readonly_connection()``: a fresh in-memory DuckDB
    connection whose tables are Arrow datasets, with external access off and the
    configuration locked, so ``read_csv('/etc/passwd')`` fails inside a SELECT too;
-3. at most ``row_limit`` rows are fetched (``truncated`` says whether more existed),
-   and a timer interrupts the connection after ``timeout_s``;
-4. the connection has a memory limit (a query needing more fails, the server does not
-   grow), and ``QueryGate`` caps how many queries run at once (the next one is told to
-   retry: 429).
+3. it runs in a child process (``api/sql_worker.py``), never in the server: DuckDB's
+   ``memory_limit`` bounds its buffer-managed memory (joins, sorts, aggregates) with no
+   spilling (``max_temp_directory_size`` 0), but not the strings of a vector being computed
+   (``repeat('x', 1000000)`` over one 1000-row chunk is 1 GB whatever the limit), so the child's
+   data segment is capped too (``RLIMIT_DATA``, ``process_mb``): past it the query fails
+   with "needs more memory", and the server's own memory does not move;
+4. the result streams back in Arrow batches and stops at ``row_limit`` rows or ``max_bytes``
+   bytes, whichever comes first (``truncated`` says so and ``truncated_by`` says which); the
+   child stops computing there. A timer kills the child after ``timeout_s``;
+5. ``QueryGate`` caps how many queries run at once (the next one is told to retry: 429), so
+   the memory all queries can take is ``sql_max_concurrent * process_mb``.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+import os
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -25,6 +35,7 @@ from typing import Any
 from uuid import UUID
 
 import duckdb
+import pyarrow as pa
 
 from api.errors import SqlFailed, SqlRejected, SqlTimeout, TooManyQueries
 
@@ -46,11 +57,24 @@ class QueryGate:
 
 
 @dataclass(frozen=True)
+class SqlLimits:
+    row_limit: int = 1000  # most rows returned
+    max_bytes: int = 16 << 20  # most bytes returned (Arrow bytes of the rows; bytes base64-encode to 4/3)
+    timeout_s: float = 5.0  # the child is killed past this
+    memory_mb: int = 512  # DuckDB memory_limit
+    process_mb: int = 1024  # the child's data segment (RLIMIT_DATA): Python, Arrow and DuckDB together
+    threads: int = 2
+    batch_rows: int = 64  # rows per streamed batch: what the child computes ahead of the caps
+
+
+@dataclass(frozen=True)
 class SqlResult:
     columns: list[str]
     types: list[str]
     rows: list[list[Any]]
     truncated: bool
+    truncated_by: str | None = None  # "rows" | "bytes" | None
+    bytes: int = 0
 
 
 def parse_one_select(query: str) -> str:
@@ -67,33 +91,79 @@ def parse_one_select(query: str) -> str:
     return statement.query.strip().rstrip(";")
 
 
-def run_readonly(con: duckdb.DuckDBPyConnection, query: str, *, row_limit: int, timeout_s: float) -> SqlResult:
-    """Run one SELECT on a read-only connection (see the module docstring); closes ``con``."""
+def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlLimits) -> SqlResult:
+    """Run one SELECT over the lake at ``uri`` in a child process under ``limits`` (module docstring)."""
     sql = parse_one_select(query)
+    request = {"uri": uri, "storage_options": storage_options, "query": sql,
+               "limits": {"memory_limit": f"{limits.memory_mb}MB", "threads": str(limits.threads),
+                          "max_temp_directory_size": "0B"},
+               "caps": {"rows": limits.row_limit, "bytes": limits.max_bytes, "process_mb": limits.process_mb,
+                        "batch_rows": limits.batch_rows}}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    child = subprocess.Popen([sys.executable, "-m", "api.sql_worker"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     timed_out = threading.Event()
 
-    def interrupt() -> None:
+    def kill() -> None:
         timed_out.set()
-        con.interrupt()
+        child.kill()
 
-    timer = threading.Timer(timeout_s, interrupt)
+    timer = threading.Timer(limits.timeout_s, kill)
     timer.start()
+    errors: list[bytes] = []
+    drain = threading.Thread(target=lambda: errors.append(child.stderr.read()), daemon=True)
+    drain.start()
     try:
-        cursor = con.execute(sql)
-        rows = cursor.fetchmany(row_limit + 1)
-        description = cursor.description or []
-    except duckdb.Error as exc:
-        if timed_out.is_set():
-            raise SqlTimeout(f"query interrupted after {timeout_s:g} s") from None
-        if isinstance(exc, duckdb.OutOfMemoryException):
-            raise SqlFailed("query needs more memory than the per-query limit (PHONELOOP_SQL_MEMORY_MB)") from None
-        raise SqlFailed(f"query failed: {str(exc)[:2000]}") from None
+        child.stdin.write(json.dumps(request).encode())
+        child.stdin.close()
+        table = _read_stream(child.stdout)
+        child.wait()
+        drain.join()
     finally:
         timer.cancel()
-        con.close()
-    return SqlResult(columns=[d[0] for d in description], types=[str(d[1]) for d in description],
-                     rows=[[jsonable(v) for v in row] for row in rows[:row_limit]],
-                     truncated=len(rows) > row_limit)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    if timed_out.is_set():
+        raise SqlTimeout(f"query interrupted after {limits.timeout_s:g} s")
+    status = _status(b"".join(errors))
+    if status.get("error") == "memory":
+        raise SqlFailed(f"query needs more memory than the per-query limit ({limits.memory_mb} MB in DuckDB, "
+                        f"{limits.process_mb} MB in all: PHONELOOP_SQL_MEMORY_MB, PHONELOOP_SQL_PROCESS_MB)")
+    if "error" in status:
+        raise SqlFailed(f"query failed: {status['message']}")
+    if table is None:
+        raise SqlFailed(f"the SQL worker stopped without a result (exit {child.returncode})")
+    return _result(table, status, limits.max_bytes)
+
+
+def _read_stream(out) -> pa.Table | None:
+    try:
+        return pa.ipc.open_stream(out).read_all()
+    except (pa.ArrowInvalid, OSError):
+        return None
+
+
+def _status(stderr: bytes) -> dict[str, Any]:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    try:
+        return json.loads(lines[-1]) if lines else {}
+    except ValueError:
+        return {"error": "failed", "message": lines[-1][:2000]}
+
+
+def _result(table: pa.Table, status: dict[str, Any], max_bytes: int) -> SqlResult:
+    """The rows as JSON values, cut again where their JSON text passes ``max_bytes``."""
+    rows, size, truncated_by = [], 0, status.get("truncated")
+    for row in table.to_pylist():
+        values = [jsonable(v) for v in row.values()]
+        size += len(json.dumps(values, ensure_ascii=False, default=str))
+        if size > max_bytes:
+            truncated_by = "bytes"
+            break
+        rows.append(values)
+    return SqlResult(columns=table.column_names, types=status.get("types") or [str(t) for t in table.schema.types], rows=rows,
+                     truncated=truncated_by is not None, truncated_by=truncated_by, bytes=size)
 
 
 def jsonable(value: Any) -> Any:
