@@ -38,6 +38,7 @@ from api.schemas import (
     CompareOut, DatasetDiffOut, DatasetOut, DatasetVersionOut, EpisodeOut, EpisodePage, EvalOut, EvalSummaryOut,
     Health, ModelOut, NeighboursOut, Problem, SqlIn, SqlOut, TreeOut, WebhookOut,
 )
+from api.sessions import SessionStore
 from api.settings import ApiSettings
 from datalake.errors import EpisodeNotFound, FrameNotFound
 from datalake.lake import Lake
@@ -78,6 +79,7 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
     app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
+    app.state.sessions = SessionStore.from_api_token(settings.token, settings.session_ttl_s) if settings.token else None
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
     webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
     app.include_router(router)

@@ -11,6 +11,7 @@
 | ``PHONELOOP_SQL_MEMORY_MB`` | memory one query may use in DuckDB (``memory_limit``, no spilling); more fails the query | ``512`` |
 | ``PHONELOOP_SQL_PROCESS_MB`` | memory one query's child process may use in all (``RLIMIT_DATA``): at least the above + 256 | ``1024`` |
 | ``PHONELOOP_SQL_MAX_CONCURRENT`` | SQL queries running at once; one more answers 429 | ``4`` |
+| ``PHONELOOP_SESSION_TTL_S`` | how long a viewer login lasts (the session cookie's expiry; logout ends it sooner) | ``43200`` |
 | ``PHONELOOP_API_REFRESH_S`` | how often reads look for new lake versions | ``2`` |
 | ``PHONELOOP_FRAME_CACHE_MB`` | PNG bytes kept in memory (frames never change) | ``256`` |
 """
@@ -38,6 +39,7 @@ class ApiSettings:
     sql_process_mb: int = 1024
     sql_max_concurrent: int = 4
     refresh_s: float = 2.0
+    session_ttl_s: int = 12 * 3600
     frame_cache_mb: int = 256
 
     def __post_init__(self) -> None:
@@ -54,6 +56,8 @@ class ApiSettings:
                                   f"({self.sql_memory_mb + 256}): the query's process also holds Python and Arrow")
         if self.sql_max_concurrent < 1:
             raise InvalidSettings(f"sql_max_concurrent must be at least 1, got {self.sql_max_concurrent}")
+        if self.session_ttl_s < 1:
+            raise InvalidSettings(f"session_ttl_s must be at least 1, got {self.session_ttl_s}")
         if self.auth_reads and not self.token:
             raise InvalidSettings("PHONELOOP_API_AUTH_READS is set but PHONELOOP_API_TOKEN is not")
 
@@ -79,6 +83,7 @@ class ApiSettings:
                 sql_process_mb=int(env.get("PHONELOOP_SQL_PROCESS_MB", "1024")),
                 sql_max_concurrent=int(env.get("PHONELOOP_SQL_MAX_CONCURRENT", "4")),
                 refresh_s=float(env.get("PHONELOOP_API_REFRESH_S", "2")),
+                session_ttl_s=int(env.get("PHONELOOP_SESSION_TTL_S", str(12 * 3600))),
                 frame_cache_mb=int(env.get("PHONELOOP_FRAME_CACHE_MB", "256")),
             )
         except ValueError as exc:
