@@ -46,8 +46,7 @@ FILTERS = ("source", "app", "category", "task", "template", "policy", "round", "
 FACETS = ("source", "app", "category", "task", "template", "policy", "round", "outcome", "verified_by",
           "perturbation", "stop")
 SORTS = {
-    "relevance": "(SELECT h.score FROM search_hits h WHERE h.episode_id = e.episode_id) DESC NULLS LAST, "
-                 "e.created_at DESC, e.episode_id",
+    "relevance": "h.score DESC, e.created_at DESC, e.episode_id",  # h: search_hits, joined when q searches
     "newest": "e.created_at DESC, e.batch_seq, e.episode_id",
     "oldest": "e.created_at, e.batch_seq, e.episode_id",
     "steps": "e.num_steps DESC, e.episode_id", "fewest-steps": "e.num_steps, e.episode_id",
@@ -108,8 +107,6 @@ def where(filters: EpisodeFilters) -> tuple[str, list[Any]]:
         if value is not None:
             clauses.append(f'e."{name}" = ?')
             params.append(value)
-    if searching(filters):
-        clauses.append("e.episode_id IN (SELECT episode_id FROM search_hits)")
     return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
 
 
@@ -131,12 +128,17 @@ def sort_of(filters: EpisodeFilters) -> str:
     return SORTS[sort_name(filters)]
 
 
+def source(filters: EpisodeFilters) -> str:
+    """What lists read: ``listing e``, joined to ``search_hits h`` when ``q`` searches."""
+    return "listing e JOIN search_hits h ON h.episode_id = e.episode_id" if searching(filters) else "listing e"
+
+
 def list_sql(filters: EpisodeFilters) -> tuple[str, str, list[Any]]:
     """(count SQL, page SQL with two trailing ``LIMIT ? OFFSET ?`` placeholders, parameters)."""
     cond, params = where(filters)
     cols = ", ".join(f"e.{c}" for c in LIST_COLUMNS)
-    count = f"SELECT count(*) AS n FROM listing e {cond}"
-    page = f"SELECT {cols} FROM listing e {cond} ORDER BY {sort_of(filters)} LIMIT ? OFFSET ?"
+    count = f"SELECT count(*) AS n FROM {source(filters)} {cond}"
+    page = f"SELECT {cols} FROM {source(filters)} {cond} ORDER BY {sort_of(filters)} LIMIT ? OFFSET ?"
     return count, page, params
 
 
@@ -148,7 +150,7 @@ def facets_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     which = " ".join(f"WHEN grouping({f}) = 0 THEN '{f}'" for f in FACETS)
     value = " ".join(f"WHEN grouping({f}) = 0 THEN {f}" for f in FACETS)
     sql = (f"SELECT CASE {which} END AS facet, CASE {value} END AS value, count(*) AS n "
-           f"FROM (SELECT {exprs} FROM listing e {cond}) GROUP BY GROUPING SETS ({sets})")
+           f"FROM (SELECT {exprs} FROM {source(filters)} {cond}) GROUP BY GROUPING SETS ({sets})")
     return sql, params
 
 
@@ -169,5 +171,5 @@ def neighbours_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     sql = (f"SELECT prev, next, pos, total FROM (SELECT e.episode_id, "
            f"lag(e.episode_id) OVER w AS prev, lead(e.episode_id) OVER w AS next, "
            f"row_number() OVER w AS pos, count(*) OVER () AS total "
-           f"FROM listing e {cond} WINDOW w AS (ORDER BY {sort_of(filters)})) WHERE episode_id = ?")
+           f"FROM {source(filters)} {cond} WINDOW w AS (ORDER BY {sort_of(filters)})) WHERE episode_id = ?")
     return sql, params
