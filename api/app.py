@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from annotate import webhook
-from api import evals, tidy, viewer, viewer_evals
+from api import evals, tidy, viewer, viewer_evals, viewer_sql
 from api import sql as user_sql
 from api.auth import bearer, frame_access, read_access, require_token, webhook_access
 from api.browse import SHA_RE, Browser
@@ -86,7 +86,9 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.include_router(reads)
     app.include_router(frames)
     app.include_router(viewer.public)
+    app.include_router(viewer_sql.router, dependencies=[Depends(tidy.known_params)])  # the SQL page: login always
     app.include_router(viewer.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
+    app.include_router(viewer_sql.exports, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.include_router(viewer_evals.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
     for error, code in _ERRORS:

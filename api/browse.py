@@ -177,6 +177,15 @@ class Browser:
         return out
 
     @_one_snapshot
+    def episode_rows(self, filters: listing.EpisodeFilters, max_rows: int) -> tuple[list[dict[str, Any]], bool]:
+        """Every episode the filters select (the list's columns), at most ``max_rows``; and whether more exist."""
+        self._listing()
+        self._search_hits(filters)
+        _, page, params = listing.list_sql(filters)
+        rows = self.sql(page, [*params, max_rows + 1, 0])
+        return rows[:max_rows], len(rows) > max_rows
+
+    @_one_snapshot
     def neighbours(self, filters: listing.EpisodeFilters, episode_id: str) -> dict[str, Any]:
         """The previous and next episode around ``episode_id`` in the listing ``filters`` give."""
         self._listing()
