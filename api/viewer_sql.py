@@ -54,7 +54,7 @@ def _views(request: Request) -> list[dict[str, Any]]:
     rows = request.app.state.browser.sql(
         "SELECT table_name, string_agg(column_name, ', ' ORDER BY ordinal_position) AS columns "
         "FROM information_schema.columns WHERE table_schema = 'main' AND table_name NOT LIKE 'search_%' "
-        "AND table_name <> 'listing' GROUP BY table_name ORDER BY table_name")
+        "AND table_name <> 'listing' AND NOT starts_with(table_name, '__') GROUP BY table_name ORDER BY table_name")
     return rows
 
 
