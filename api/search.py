@@ -146,31 +146,40 @@ class SearchIndex:
         """Episodes whose document has every word of ``query``, best BM25 score first."""
         terms = list(dict.fromkeys(words(query)))
         n = len(self.ids)
+        none = [], np.zeros(0, dtype=np.float32)
         if not terms or not n:
-            return [], np.zeros(0, dtype=np.float32)
-        avgdl = max(float(self._lengths.mean()), 1e-9)
-        norm = K1 * (1 - B + B * self._lengths / avgdl)
-        score = np.zeros(n, dtype=np.float32)
-        matched: np.ndarray | None = None
+            return none
+        postings = []
         for term in terms:
-            tf = self._tf(term, n)
-            if tf is None:
-                return [], np.zeros(0, dtype=np.float32)
-            hits = tf > 0
-            matched = hits if matched is None else matched & hits
-            if not matched.any():
-                return [], np.zeros(0, dtype=np.float32)
-            df = int(hits.sum())
+            pair = self._postings(term)
+            if pair is None:
+                return none
+            postings.append(pair)
+        postings.sort(key=lambda p: len(p[0]))  # intersect from the rarest word
+        docs = postings[0][0]
+        for other, _ in postings[1:]:
+            docs = docs[np.isin(docs, other, assume_unique=True)]
+            if not len(docs):
+                return none
+        avgdl = max(float(self._lengths.mean()), 1e-9)
+        norm = K1 * (1 - B + B * self._lengths[docs] / avgdl)
+        score = np.zeros(len(docs), dtype=np.float32)
+        for term_docs, tfs in postings:
+            df = len(term_docs)
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            score += np.where(hits, idf * tf * (K1 + 1) / (tf + norm), 0).astype(np.float32)
-        numbers = np.flatnonzero(matched)
-        order = numbers[np.argsort(-score[numbers], kind="stable")]
-        return [self.ids[i] for i in order], score[order]
+            tf = tfs[np.searchsorted(term_docs, docs)]
+            score += (idf * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
+        order = np.argsort(-score, kind="stable")
+        return [self.ids[i] for i in docs[order]], score[order]
 
-    def _tf(self, term: str, n: int) -> np.ndarray | None:
+    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(sorted unique doc numbers, summed term frequencies) of ``term`` over every segment."""
         pairs = [seg.postings[term] for seg in (*self._segments, self._notes) if term in seg.postings]
         if not pairs:
             return None
+        if len(pairs) == 1:
+            return pairs[0]
         docs = np.concatenate([d for d, _ in pairs])
         tfs = np.concatenate([f for _, f in pairs])
-        return np.bincount(docs, weights=tfs, minlength=n).astype(np.float32)
+        unique, inverse = np.unique(docs, return_inverse=True)
+        return unique, np.bincount(inverse, weights=tfs).astype(np.float32)

@@ -285,7 +285,7 @@ def pages_and_search(api_port: int, static_port: int, static_dir: Path, long_ids
 def search_bench(n: int, rounds: int) -> None:
     """Ranked search (BM25 index) against today's substring scan, in one process over one lake."""
     from api.browse import Browser
-    from api.listing import LISTING_SQL, EpisodeQuery
+    from api.listing import LISTING_SQL, EpisodeFilters, EpisodeQuery, facets_sql
 
     folder = Path(tempfile.mkdtemp(prefix="phoneloop-search-bench-"))
     try:
@@ -305,18 +305,29 @@ def search_bench(n: int, rounds: int) -> None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE old_listing AS SELECT *, lower(concat_ws(' ', instruction, task, "
                     f"app)) AS haystack FROM ({LISTING_SQL})")
 
-        def substring(q: str) -> None:
-            cond = " AND ".join("contains(haystack, ?)" for _ in q.split())
+        facets = facets_sql(EpisodeFilters())[0]
+
+        def substring(q: str, with_facets: bool = False) -> None:
+            cond = " AND ".join("contains(e.haystack, ?)" for _ in q.split())
             args = q.lower().split()
-            con.execute(f"SELECT count(*) FROM old_listing WHERE {cond}", args).fetchall()
-            con.execute(f"SELECT episode_id FROM old_listing WHERE {cond} ORDER BY created_at DESC, episode_id "
-                        "LIMIT 50", args).fetchall()
+            con.execute(f"SELECT count(*) FROM old_listing e WHERE {cond}", args).fetchall()
+            con.execute(f"SELECT * EXCLUDE (haystack) FROM old_listing e WHERE {cond} "
+                        "ORDER BY created_at DESC, episode_id LIMIT 50", args).fetchall()
+            if with_facets:
+                con.execute(facets.replace("FROM listing e ", f"FROM old_listing e WHERE {cond} "), args).fetchall()
 
         scan = _timed(substring, queries, rounds)
+        scan_facets = _timed(lambda q: substring(q, True), queries, rounds)
+        ranked_only = _timed(lambda q: browser.list_episodes(EpisodeQuery(q=q, limit=50), facets=False), queries, rounds)
         print(f"  BM25 index alone:         p50 {index['p50_ms']:7.2f} ms  p99 {index['p99_ms']:7.2f} ms (target p50 <= 50)")
-        print(f"  listing with q (+facets): p50 {ranked['p50_ms']:7.2f} ms  p99 {ranked['p99_ms']:7.2f} ms")
-        print(f"  baseline substring scan over instruction/task/app (count + page): p50 {scan['p50_ms']:7.2f} ms  "
-              f"p99 {scan['p99_ms']:7.2f} ms; ratio index/scan p50 {index['p50_ms'] / scan['p50_ms']:.2f}x")
+        print(f"  listing with q, count + page:          p50 {ranked_only['p50_ms']:7.2f} ms  "
+              f"p99 {ranked_only['p99_ms']:7.2f} ms | substring scan (today's) p50 {scan['p50_ms']:7.2f} ms  "
+              f"p99 {scan['p99_ms']:7.2f} ms  ratio p50 {ranked_only['p50_ms'] / scan['p50_ms']:.2f}x")
+        print(f"  listing with q, count + page + facets: p50 {ranked['p50_ms']:7.2f} ms  p99 {ranked['p99_ms']:7.2f} ms "
+              f"| substring scan (today's) p50 {scan_facets['p50_ms']:7.2f} ms  p99 {scan_facets['p99_ms']:7.2f} ms  "
+              f"ratio p50 {ranked['p50_ms'] / scan_facets['p50_ms']:.2f}x")
+        print(f"  (the substring scan looks at instruction/task/app only; the index also holds model output and UI "
+              f"text; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
