@@ -79,6 +79,8 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
     app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
+    app.state.sql_pool = user_sql.WorkerPool(warm=1)
+    app.router.on_shutdown.append(app.state.sql_pool.close)
     app.state.sessions = SessionStore.from_api_token(settings.token, settings.session_ttl_s) if settings.token else None
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
     webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
@@ -228,7 +230,8 @@ def run_sql(body: SqlIn, request: Request, browser: BrowserDep) -> dict:
     settings: ApiSettings = request.app.state.settings
     user_sql.parse_one_select(body.query)  # refuse before taking a slot
     with request.app.state.sql_gate:
-        result = user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, body.query, settings.sql_limits())
+        result = user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, body.query, settings.sql_limits(),
+                                      request.app.state.sql_pool)
     return {**result.__dict__, "row_limit": settings.sql_row_limit, "max_bytes": settings.sql_max_bytes}
 
 

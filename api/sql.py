@@ -15,7 +15,8 @@ Layers, each enough on its own for some attacks:
    with "needs more memory", and the server's own memory does not move;
 4. the result streams back in Arrow batches and stops at ``row_limit`` rows or ``max_bytes``
    bytes, whichever comes first (``truncated`` says so and ``truncated_by`` says which); the
-   child stops computing there. A timer kills the child after ``timeout_s``;
+   child stops computing there. A watchdog kills the child ``timeout_s`` after it has opened
+   the lake (starting a process on a busy machine is not the query's time);
 5. ``QueryGate`` caps how many queries run at once (the next one is told to retry: 429), so
    the memory all queries can take is ``sql_max_concurrent * process_mb``.
 """
@@ -38,6 +39,10 @@ import duckdb
 import pyarrow as pa
 
 from api.errors import SqlFailed, SqlRejected, SqlTimeout, TooManyQueries
+
+
+READY = b"ready\n"  # what api/sql_worker.py writes on stderr once its connection is open
+STARTUP_S = 60.0  # a child that cannot open the lake in this long is killed
 
 
 class QueryGate:
@@ -91,36 +96,87 @@ def parse_one_select(query: str) -> str:
     return statement.query.strip().rstrip(";")
 
 
-def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlLimits) -> SqlResult:
-    """Run one SELECT over the lake at ``uri`` in a child process under ``limits`` (module docstring)."""
+class WorkerPool:
+    """Children of ``api/sql_worker.py`` started ahead of time (imports done, waiting for a request):
+    ``take()`` hands one out and starts its replacement in the background. Each runs one query.
+    Nothing starts before the first query (a server nobody queries holds no idle child); an idle
+    child exits when the server does (its stdin closes)."""
+
+    def __init__(self, warm: int = 1):
+        self.warm = warm
+        self._idle: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> subprocess.Popen:
+        with self._lock:
+            child = next((c for c in self._idle if c.poll() is None), None)
+            self._idle = [c for c in self._idle if c is not child and c.poll() is None]
+        if self.warm:
+            threading.Thread(target=self._refill, daemon=True).start()
+        return child or start_worker()
+
+    def _refill(self) -> None:
+        child = start_worker()
+        with self._lock:
+            if len(self._idle) < self.warm:
+                self._idle.append(child)
+                return
+        child.kill()
+        child.wait()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for child in idle:
+            child.kill()
+            child.wait()
+
+
+def start_worker() -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-m", "api.sql_worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlLimits,
+                pool: WorkerPool | None = None) -> SqlResult:
+    """Run one SELECT over the lake at ``uri`` in a child process under ``limits`` (module docstring);
+    the child comes from ``pool`` when given (warm), else is started now."""
     sql = parse_one_select(query)
     request = {"uri": uri, "storage_options": storage_options, "query": sql,
                "limits": {"memory_limit": f"{limits.memory_mb}MB", "threads": str(limits.threads),
                           "max_temp_directory_size": "0B"},
                "caps": {"rows": limits.row_limit, "bytes": limits.max_bytes, "process_mb": limits.process_mb,
                         "batch_rows": limits.batch_rows}}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    child = subprocess.Popen([sys.executable, "-m", "api.sql_worker"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    timed_out = threading.Event()
-
-    def kill() -> None:
-        timed_out.set()
-        child.kill()
-
-    timer = threading.Timer(limits.timeout_s, kill)
-    timer.start()
+    child = pool.take() if pool is not None else start_worker()
+    ready, done, timed_out = threading.Event(), threading.Event(), threading.Event()
     errors: list[bytes] = []
-    drain = threading.Thread(target=lambda: errors.append(child.stderr.read()), daemon=True)
-    drain.start()
+
+    def drain() -> None:  # the child says "ready" once the lake is open, then its status
+        for line in child.stderr:
+            if line == READY and not ready.is_set():
+                ready.set()
+            else:
+                errors.append(line)
+
+    def watchdog() -> None:  # the timeout counts from "ready": starting a process is not the query's time
+        if not ready.wait(STARTUP_S) and not done.is_set():
+            child.kill()
+        elif not done.wait(limits.timeout_s):
+            timed_out.set()
+            child.kill()
+
+    threads = [threading.Thread(target=drain, daemon=True), threading.Thread(target=watchdog, daemon=True)]
+    for thread in threads:
+        thread.start()
     try:
         child.stdin.write(json.dumps(request).encode())
         child.stdin.close()
         table = _read_stream(child.stdout)
         child.wait()
-        drain.join()
+        threads[0].join()
     finally:
-        timer.cancel()
+        done.set()
         if child.poll() is None:
             child.kill()
             child.wait()

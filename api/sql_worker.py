@@ -1,11 +1,15 @@
 """The child process that runs one user SELECT (``python -m api.sql_worker``); api/sql.py starts it.
 
-It reads one JSON request on stdin ``{uri, storage_options, query, limits, caps}``, caps its own
-data segment (``RLIMIT_DATA`` = ``caps.process_mb``: an allocation past it fails inside DuckDB as
-an out-of-memory error instead of growing the process), opens the lake's read-only connection
+It imports what it needs before reading its request, so a worker started ahead of time (the
+server keeps one warm) answers without paying for the imports. Each worker runs one query.
+
+It reads one JSON request on stdin ``{uri, storage_options, query, limits, caps}``, caps the
+growth of its data segment (``RLIMIT_DATA`` = what the imports hold + ``caps.process_mb``: an
+allocation past it fails inside DuckDB as an out-of-memory error instead of growing the process), opens the lake's read-only connection
 with the DuckDB limits, and streams the result to stdout as an Arrow IPC stream, in batches of
 ``caps.batch_rows`` rows, stopping once ``caps.rows`` rows or ``caps.bytes`` Arrow bytes are sent.
-The last line on stderr is a JSON status: ``{"truncated": null|"rows"|"bytes", "types": [DuckDB type, ...]}`` or
+It writes ``ready`` on stderr once the connection is open (the parent's timeout starts there);
+the last line on stderr is a JSON status: ``{"truncated": null|"rows"|"bytes", "types": [DuckDB type, ...]}`` or
 ``{"error": kind, "message": text}``. Nothing here parses or trusts the query: the parent checked
 it is one SELECT, and the connection cannot touch files.
 """
@@ -18,8 +22,19 @@ import sys
 
 
 def _cap_memory(process_mb: int) -> None:
-    limit = process_mb << 20
+    """Let the data segment grow by at most ``process_mb`` from here. What the imports hold is
+    mostly reserved address space (``pyarrow.dataset`` alone reserves ~1 GB of thread stacks and
+    arenas it does not touch), so the cap counts from it rather than from zero."""
+    limit = _data_bytes() + (process_mb << 20)
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def _data_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) << 10
+    return 0
 
 
 def _stream(request: dict) -> dict:
@@ -31,6 +46,8 @@ def _stream(request: dict) -> dict:
     caps = request["caps"]
     lake = Lake.open(request["uri"], storage_options=request.get("storage_options") or None)
     con = lake.readonly_connection(request["limits"])
+    sys.stderr.write("ready\n")
+    sys.stderr.flush()
     try:
         relation = con.sql(request["query"])
         types = [str(t) for t in relation.types]
@@ -90,7 +107,15 @@ def _sliced_bytes(array) -> int:
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.read())
+    import duckdb  # noqa: F401  (imported before the request arrives: a warm worker has paid for them)
+    import pyarrow.dataset  # noqa: F401  (the lake's tables are registered as Arrow datasets: ~1 s to import)
+
+    import datalake.lake  # noqa: F401
+
+    text = sys.stdin.read()
+    if not text.strip():  # a warm worker whose server went away
+        return 0
+    request = json.loads(text)
     _cap_memory(request["caps"]["process_mb"])
     try:
         status = _stream(request)

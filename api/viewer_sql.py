@@ -47,7 +47,8 @@ def _run(request: Request, query: str) -> user_sql.SqlResult:
     browser, settings = request.app.state.browser, request.app.state.settings
     user_sql.parse_one_select(query)
     with request.app.state.sql_gate:
-        return user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, query, settings.sql_limits())
+        return user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, query, settings.sql_limits(),
+                                    request.app.state.sql_pool)
 
 
 def _views(request: Request) -> list[dict[str, Any]]:
