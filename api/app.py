@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from annotate import webhook
-from api import evals, tidy, viewer, viewer_evals
+from api import evals, tidy, viewer, viewer_evals, viewer_sql
 from api import sql as user_sql
 from api.auth import bearer, frame_access, read_access, require_token, webhook_access
 from api.browse import SHA_RE, Browser
@@ -38,6 +38,7 @@ from api.schemas import (
     CompareOut, DatasetDiffOut, DatasetOut, DatasetVersionOut, EpisodeOut, EpisodePage, EvalOut, EvalSummaryOut,
     Health, ModelOut, NeighboursOut, Problem, SqlIn, SqlOut, TreeOut, WebhookOut,
 )
+from api.sessions import SessionStore
 from api.settings import ApiSettings
 from datalake.errors import EpisodeNotFound, FrameNotFound
 from datalake.lake import Lake
@@ -78,13 +79,18 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
     app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
+    app.state.sql_pool = user_sql.WorkerPool(warm=1)
+    app.router.on_shutdown.append(app.state.sql_pool.close)
+    app.state.sessions = SessionStore.from_api_token(settings.token, settings.session_ttl_s) if settings.token else None
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
     webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
     app.include_router(router)
     app.include_router(reads)
     app.include_router(frames)
     app.include_router(viewer.public)
+    app.include_router(viewer_sql.router, dependencies=[Depends(tidy.known_params)])  # the SQL page: login always
     app.include_router(viewer.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
+    app.include_router(viewer_sql.exports, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.include_router(viewer_evals.router, dependencies=[Depends(read_access), Depends(tidy.known_params)])
     app.mount("/static", StaticFiles(directory=Path(__file__).parent / "static"), name="static")
     for error, code in _ERRORS:
@@ -219,15 +225,14 @@ def list_models(browser: BrowserDep) -> list:
 @router.post("/api/sql", response_model=SqlOut, dependencies=[Depends(require_token)], tags=["sql"],
              responses=_problems(400, 401, 408, 429, 503))
 def run_sql(body: SqlIn, request: Request, browser: BrowserDep) -> dict:
-    """One read-only SELECT over the lake's views (no file access), with a row limit and a timeout."""
+    """One read-only SELECT over the lake's views (no file access), run in a child process capped in
+    memory, time, rows and bytes; ``truncated_by`` says whether the row or the byte cap cut it."""
     settings: ApiSettings = request.app.state.settings
     user_sql.parse_one_select(body.query)  # refuse before taking a slot
     with request.app.state.sql_gate:
-        with browser.fresh_lake() as lake:
-            con = lake.readonly_connection({"memory_limit": f"{settings.sql_memory_mb}MB", "threads": "2"})
-        result = user_sql.run_readonly(con, body.query, row_limit=settings.sql_row_limit,
-                                       timeout_s=settings.sql_timeout_s)
-    return {**result.__dict__, "row_limit": settings.sql_row_limit}
+        result = user_sql.run_bounded(browser.lake.uri, browser.lake.storage_options, body.query, settings.sql_limits(),
+                                      request.app.state.sql_pool)
+    return {**result.__dict__, "row_limit": settings.sql_row_limit, "max_bytes": settings.sql_max_bytes}
 
 
 @router.post("/webhooks/label-studio", response_model=WebhookOut, status_code=201,

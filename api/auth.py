@@ -4,8 +4,10 @@
   configured they answer 503 (the service refuses writes rather than run them unguarded).
 - GET routes need it too when ``PHONELOOP_API_AUTH_READS`` is on (``/health`` never does).
   Browsers log in instead: ``POST /login`` with the token sets the ``phoneloop_session``
-  cookie (HttpOnly, SameSite=Lax, Secure behind https), whose value is an HMAC of the token
-  (the token itself never sits in the browser); reads accept it like the bearer token.
+  cookie (HttpOnly, SameSite=Lax, Secure behind https): a signed session id with an expiry
+  (``PHONELOOP_SESSION_TTL_S``), checked against the server's session store
+  (api/sessions.py), so it expires and ``POST /logout`` revokes it; the token itself never
+  sits in the browser. Reads accept it like the bearer token.
 - Frames also pass ``frame_access_allowed(request)``: the seam for the signed frame URLs
   Label Studio uses (the annotation issue's signer plugs in there).
 - The Label Studio webhook authenticates with ``X-Webhook-Secret`` instead (Label Studio
@@ -16,7 +18,6 @@ block), so FastAPI runs them on the event loop instead of a thread pool.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 from fastapi import Depends, HTTPException, Request
@@ -47,24 +48,19 @@ async def require_token(request: Request, credentials: HTTPAuthorizationCredenti
         raise HTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
 
 
-def session_value(token: str) -> str:
-    """What the login cookie holds: an HMAC of the token, so the cookie never reveals it."""
-    return hmac.new(token.encode(), b"phoneloop viewer session v1", hashlib.sha256).hexdigest()
-
-
 def token_matches(request: Request, given: str) -> bool:
     token = _settings(request).token
     return token is not None and _same(given, token)
 
 
-def _has_session(request: Request) -> bool:
-    token = _settings(request).token
-    cookie = request.cookies.get(COOKIE)
-    return token is not None and cookie is not None and _same(cookie, session_value(token))
+def has_session(request: Request) -> bool:
+    """Whether the request carries a live session cookie (signed, unexpired, not logged out)."""
+    sessions = request.app.state.sessions
+    return sessions is not None and sessions.valid(request.cookies.get(COOKIE))
 
 
 async def read_access(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
-    if _settings(request).auth_reads and not _has_session(request):
+    if _settings(request).auth_reads and not has_session(request):
         await require_token(request, credentials)
 
 

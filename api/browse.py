@@ -6,7 +6,9 @@
   ones it has loaded and reloads them if another process committed since;
 - frames come from a second ``Lake`` so that refreshing queries never throws the frame
   index away, and from a byte-bounded LRU cache (frames are content-addressed: a sha
-  always names the same bytes). A frame missing from the index reloads it once.
+  always names the same bytes). A frame missing from the index reloads it once;
+- word search goes through a ``SearchIndex`` (api/search.py) kept up to date per snapshot:
+  new episodes are indexed once, annotation notes again whenever the snapshot changes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from typing import Any
 
 from deltalake import DeltaTable
 
+import pyarrow as pa
+
 from api import datasets, listing
+from api.search import SearchIndex
 from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, StepNotFound
 from datalake import schema as S
 from datalake import storage
@@ -87,6 +92,8 @@ class Browser:
         self._checked = time.monotonic()
         self._versions: dict[str, int] | None = None
         self._listing_con = None  # the connection the ``listing`` temp table was built on
+        self._search = SearchIndex()
+        self._search_con = None  # the connection (snapshot) the search index was last brought up to
 
     # -- freshness ----------------------------------------------------------------------
     def _latest_versions(self) -> dict[str, int]:
@@ -127,10 +134,39 @@ class Browser:
             con.execute(f"CREATE OR REPLACE TEMP TABLE listing AS {listing.LISTING_SQL}")
             self._listing_con = con
 
+    def _search_hits(self, filters: listing.EpisodeFilters) -> None:
+        """Register ``search_hits(episode_id, score)`` for ``filters.q`` on the lake's connection."""
+        if not listing.searching(filters):
+            return
+        self._update_search()
+        ids, scores = self._search.search(filters.q)
+        self.lake.con.register("search_hits", pa.table({"episode_id": pa.array(ids, pa.string()),
+                                                        "score": pa.array(scores, pa.float32())}))
+
+    def _update_search(self) -> None:
+        """Index the episodes this snapshot added, and its annotation notes (under ``lock``)."""
+        con = self.lake.con
+        if self._search_con is con:
+            return
+        con.register("search_known", pa.table({"episode_id": pa.array(self._search.ids, pa.string())}))
+        self._search.add((r["episode_id"], r["doc"]) for r in self.sql(SEARCH_DOCS))
+        self._search.set_notes({r["episode_id"]: r["notes"] for r in self.sql(SEARCH_NOTES)})
+        con.unregister("search_known")
+        self._search_con = con
+
+    @_one_snapshot
+    def search(self, q: str, limit: int = 50) -> list[tuple[str, float]]:
+        """The best ``limit`` episodes for ``q`` with their BM25 scores (api/search.py)."""
+        self.refresh()
+        self._update_search()
+        ids, scores = self._search.search(q)
+        return list(zip(ids[:limit], map(float, scores[:limit])))
+
     @_one_snapshot
     def list_episodes(self, filters: listing.EpisodeQuery, *, facets: bool = True) -> dict[str, Any]:
         """Episodes matching the filters (api/listing.py), with the total and facet counts."""
         self._listing()
+        self._search_hits(filters)
         count, page, params = listing.list_sql(filters)
         total = self.sql(count, params)[0]["n"]
         rows = self.sql(page, [*params, filters.limit, filters.offset])
@@ -141,9 +177,19 @@ class Browser:
         return out
 
     @_one_snapshot
+    def episode_rows(self, filters: listing.EpisodeFilters, max_rows: int) -> tuple[list[dict[str, Any]], bool]:
+        """Every episode the filters select (the list's columns), at most ``max_rows``; and whether more exist."""
+        self._listing()
+        self._search_hits(filters)
+        _, page, params = listing.list_sql(filters)
+        rows = self.sql(page, [*params, max_rows + 1, 0])
+        return rows[:max_rows], len(rows) > max_rows
+
+    @_one_snapshot
     def neighbours(self, filters: listing.EpisodeFilters, episode_id: str) -> dict[str, Any]:
         """The previous and next episode around ``episode_id`` in the listing ``filters`` give."""
         self._listing()
+        self._search_hits(filters)
         sql, params = listing.neighbours_sql(filters)
         rows = self.sql(sql, [*params, episode_id])
         return rows[0] if rows else {"prev": None, "next": None, "pos": None, "total": None}
@@ -152,7 +198,7 @@ class Browser:
     def episode(self, episode_id: str) -> dict[str, Any]:
         """One episode (outcome after human judgement) with its steps, what the model said, annotations."""
         self._listing()
-        rows = self.sql("""SELECT l.* EXCLUDE (batch_id, batch_seq, haystack, template, eval_id, rollout_id),
+        rows = self.sql("""SELECT l.* EXCLUDE (batch_id, batch_seq, template, eval_id, rollout_id),
                                   e.device_json, e.meta_json
                            FROM listing l JOIN episodes e USING (episode_id) WHERE l.episode_id = ?""", [episode_id])
         if not rows:
@@ -272,6 +318,20 @@ class Browser:
     def models(self) -> list[dict[str, Any]]:
         return [_decode(r) for r in self.sql("SELECT * FROM models ORDER BY created_at, name")]
 
+
+# One search document per episode not indexed yet: instruction, task, app, what the model said
+# (raw output and thought of every step) and the UI text of its screens (text / content-desc).
+SEARCH_DOCS = r"""
+    WITH new AS (SELECT episode_id, instruction, task, app FROM episodes
+                 WHERE episode_id NOT IN (SELECT episode_id FROM search_known)),
+    said AS (SELECT s.episode_id, string_agg(concat_ws(' ', s.raw_output, s.thought), ' ') AS said,
+                    list_distinct(flatten(list(regexp_extract_all(coalesce(s.ui_tree, ''),
+                        '(?:text|content-desc)="([^"]+)"', 1)))) AS ui
+             FROM steps s SEMI JOIN new USING (episode_id) GROUP BY s.episode_id)
+    SELECT n.episode_id, concat_ws(' ', n.instruction, n.task, n.app, d.said, array_to_string(d.ui, ' ')) AS doc
+    FROM new n LEFT JOIN said d USING (episode_id)"""
+SEARCH_NOTES = """SELECT episode_id, string_agg(note, ' ' ORDER BY created_at) AS notes FROM annotations
+                  WHERE note IS NOT NULL AND note <> '' GROUP BY episode_id"""
 
 _RESOLVED = "recorded_action_json, action_json, corrected, step_correct, annotation_id"
 _AS_RECORDED = ("action_json AS recorded_action_json, action_json, false AS corrected, "

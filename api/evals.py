@@ -9,38 +9,36 @@ eval writer (rollout/eval.py) writes exactly it:
 - ``summary_json``: ``{"overall": G, "by_category": {category: G}, "by_app": {app: G}}`` where
   ``G = {"n": int, "successes": int, "rate": float, "low": float, "high": float}`` (rate in
   0..1 with its 95% interval). The viewer shows these numbers as stored; when the column
-  is NULL it computes them from ``results_json`` (Wilson intervals) and says so, and the
-  eval writer's rows (no ``overall``) get their overall cell from ``results_json``;
+  is NULL it computes them from ``results_json`` and says so, and the eval writer's rows
+  (no ``overall``) get their overall cell from ``results_json``;
+- human verdicts win: every result's outcome is read again from ``episodes_resolved`` (the
+  one rule: reviewer > majority > latest). A policy whose results a human changed gets its
+  summary, counts and comparisons recomputed from the resolved outcomes (``summary_source``
+  says ``human verdicts``; each changed result keeps its ``recorded_outcome``). Intervals
+  are ``rollout.eval.wilson``'s (what ``phoneloop eval`` stores) and comparisons
+  ``rollout.eval.paired``'s, so the viewer has no interval method of its own;
 - ``comparisons_json`` (as ``rollout/eval.py`` writes it, each pair once:
   ``{a, b, pairs, both, only_a, only_b, neither, rate_a, rate_b, test, p_value}``) is read
   as a list of paired comparisons with the other policies of the eval
   on the same (task, seed) pairs: ``{"against": policy, "group": "overall"|category,
   "pairs": int, "only_this": int, "only_other": int, "both": int, "neither": int,
-  "diff": float, "low": float, "high": float, "p_value": float|null}`` (``diff`` is this
-  policy's success rate minus the other's over the pairs, with its 95% interval).
+  "diff": float, "low": float|null, "high": float|null, "p_value": float|null}`` (``diff`` is
+  this policy's success rate minus the other's over the pairs; ``phoneloop eval`` tests it with
+  McNemar's exact test and computes no interval for it, so rows it wrote have ``low``/``high``
+  null rather than an interval the evaluator never gave).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from typing import Any
 
 from api.errors import EvalNotFound
+from rollout.eval import paired, wilson
 
 Sql = Callable[[str, list | None], list[dict[str, Any]]]
 GROUPS = (("category", "by_category"), ("app", "by_app"))
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (rollout/eval.py uses the same)."""
-    if n == 0:
-        return 0.0, 0.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _cell(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -89,27 +87,69 @@ def _row(row: dict[str, Any]) -> dict[str, Any]:
 def _comparison(c: dict[str, Any], policy: str | None) -> dict[str, Any]:
     """One paired comparison seen from ``policy``'s row. ``rollout/eval.py`` writes each pair
     once as ``{a, b, pairs, both, only_a, only_b, neither, rate_a, rate_b, test, p_value}``
-    (McNemar's exact test); the viewer's shape (module docstring) is derived from it, with a
-    Wald interval for the paired difference."""
+    (McNemar's exact test); the viewer's shape (module docstring) is derived from it."""
     if "against" in c:
         return c
     mine = c.get("a") == policy
     only_this, only_other = (c.get("only_a", 0), c.get("only_b", 0)) if mine else (c.get("only_b", 0), c.get("only_a", 0))
     n = c.get("pairs") or 0
     diff = (only_this - only_other) / n if n else None
-    low = high = None
-    if n:
-        se = math.sqrt(max(0.0, (only_this + only_other) - (only_this - only_other) ** 2 / n)) / n
-        low, high = max(-1.0, diff - 1.96 * se), min(1.0, diff + 1.96 * se)
+    low = high = None  # phoneloop eval gives the paired difference a p-value, not an interval
     return {"against": c.get("b") if mine else c.get("a"), "group": c.get("group", "overall"), "pairs": n,
             "only_this": only_this, "only_other": only_other, "both": c.get("both", 0), "neither": c.get("neither", 0),
             "diff": diff, "low": low, "high": high, "p_value": c.get("p_value"), "test": c.get("test")}
 
 
+def _resolved_outcomes(sql: Sql, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """episode id -> its outcome and verified_by after human judgement, for every result of ``rows``."""
+    ids = sorted({str(r["episode_id"]) for row in rows for r in row["results"] if r.get("episode_id")})
+    if not ids:
+        return {}
+    got = sql("SELECT episode_id, outcome, verified_by FROM episodes_resolved "
+              "WHERE episode_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+    return {g["episode_id"]: g for g in got}
+
+
+def apply_verdicts(sql: Sql, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (parsed by ``_row``) with every result's outcome as judged; a policy whose results
+    changed gets its summary, counts and comparisons recomputed (module docstring)."""
+    resolved = _resolved_outcomes(sql, rows)
+    changed = False
+    for row in rows:
+        results, n_changed = [], 0
+        for r in row["results"]:
+            now = resolved.get(str(r.get("episode_id")))
+            if now is not None and now["outcome"] != r.get("outcome"):
+                r = {**r, "outcome": now["outcome"], "recorded_outcome": r.get("outcome"),
+                     "verified_by": now["verified_by"]}
+                n_changed += 1
+            results.append(r)
+        row["results"], row["human_changed"] = results, n_changed
+        row["summary_source"] = "evals table" if not row["summary_computed"] else "computed from results"
+        if n_changed:
+            row["summary"], row["summary_source"] = summarise(results), f"human verdicts ({n_changed} changed)"
+            row["successes"] = sum(r.get("outcome") == "success" for r in results)
+            row["rate"] = row["successes"] / len(results) if results else None
+            changed = True
+    if changed:  # the pairs are recomputed with the evaluator's own test
+        flat = [{"policy": row["policy"], "task": r.get("task"), "seed": r.get("seed"), "outcome": r.get("outcome")}
+                for row in rows for r in row["results"]]
+        pairs = paired(flat, [row["policy"] for row in rows])
+        for row in rows:
+            row["comparisons"] = [_comparison(c, row["policy"]) for c in pairs if row["policy"] in (c["a"], c["b"])]
+    return rows
+
+
 def list_evals(sql: Sql) -> list[dict[str, Any]]:
-    """Every evaluation, newest first, with one line per policy."""
+    """Every evaluation, newest first, with one line per policy (counts after human judgement)."""
     rows = sql("""SELECT eval_id, name, policy, status, error, episodes, successes, task_set, perturbation,
-                         round, loop, created_at FROM evals ORDER BY created_at DESC, eval_id, policy""", None)
+                         round, loop, created_at, results_json FROM evals
+                  ORDER BY created_at DESC, eval_id, policy""", None)
+    judged = apply_verdicts(sql, [{"policy": r["policy"], "results": _loads(r["results_json"], []),
+                                   "summary_computed": False, "summary": None} for r in rows])
+    for r, j in zip(rows, judged):
+        if j["human_changed"]:
+            r["successes"] = j["successes"]
     evals: dict[str, dict[str, Any]] = {}
     for r in rows:
         e = evals.setdefault(r["eval_id"], {k: r[k] for k in ("eval_id", "name", "task_set", "perturbation",
@@ -125,6 +165,7 @@ def eval_detail(sql: Sql, eval_id: str) -> dict[str, Any]:
     rows = [_row(r) for r in sql("SELECT * FROM evals WHERE eval_id = ? ORDER BY created_at, policy", [eval_id])]
     if not rows:
         raise EvalNotFound(f"no evaluation {eval_id!r} in the lake")
+    rows = apply_verdicts(sql, rows)
     head = rows[0]
     policies = [r["policy"] for r in rows]
     table = []
@@ -159,7 +200,7 @@ def _one(sql: Sql, eval_id: str, policy: str) -> dict[str, Any]:
                [eval_id, policy])
     if not rows:
         raise EvalNotFound(f"no policy {policy!r} in evaluation {eval_id!r}")
-    return _row(rows[0])
+    return apply_verdicts(sql, [_row(rows[0])])[0]
 
 
 def compare(sql: Sql, left: tuple[str, str], right: tuple[str, str]) -> dict[str, Any]:

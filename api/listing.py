@@ -11,8 +11,10 @@ value (the viewer's "any") means no filter.
 - ``template``, ``eval_id`` and ``rollout_id`` are read from the episode's meta JSON;
   ``stop`` is why the episode ended: its ``failure_reason`` (column or meta), else
   ``meta.stopped`` (``max_steps``), else ``terminated``;
-- ``q``: every word must occur (case-insensitively) in the instruction, task or app —
-  a substring search (DuckDB's FTS extension is not in the offline wheel);
+- ``q``: ranked full-text search (api/search.py): every word must occur in the episode's
+  instruction, task, app, model output, UI text or annotation notes, English or Chinese;
+  the caller registers the matches as ``search_hits(episode_id, score)`` (``Browser`` does),
+  and ``sort=relevance`` (the default when ``q`` is given) orders by their BM25 score;
 - ``sort``: one of ``SORTS``; ties always break by episode id, so paging is stable.
 """
 
@@ -37,14 +39,14 @@ LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task"
 LISTING_SQL = f"""
     SELECT e.* EXCLUDE (score, meta_json, device_json), {SCORE_SQL} AS score, {STOP_SQL} AS stop,
            {_META.format(key="template")} AS template, {_META.format(key="eval_id")} AS eval_id,
-           {_META.format(key="rollout_id")} AS rollout_id,
-           lower(concat_ws(' ', e.instruction, e.task, e.app)) AS haystack
+           {_META.format(key="rollout_id")} AS rollout_id
     FROM episodes_resolved e"""
 FILTERS = ("source", "app", "category", "task", "template", "policy", "round", "outcome", "verified_by",
            "perturbation", "purpose", "stop", "eval_id", "rollout_id")
 FACETS = ("source", "app", "category", "task", "template", "policy", "round", "outcome", "verified_by",
           "perturbation", "stop")
 SORTS = {
+    "relevance": "h.score DESC, e.created_at DESC, e.episode_id",  # h: search_hits, joined when q searches
     "newest": "e.created_at DESC, e.batch_seq, e.episode_id",
     "oldest": "e.created_at, e.batch_seq, e.episode_id",
     "steps": "e.num_steps DESC, e.episode_id", "fewest-steps": "e.num_steps, e.episode_id",
@@ -60,7 +62,8 @@ class EpisodeFilters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    q: str | None = Field(None, max_length=200, description="words that must all occur in instruction/task/app")
+    q: str | None = Field(None, max_length=200, description="words that must all occur in the episode's "
+                          "instruction, task, app, model output, UI text or notes (ranked full-text search)")
     source: Literal[SOURCES] | None = None
     app: str | None = Name
     category: str | None = Name
@@ -75,7 +78,7 @@ class EpisodeFilters(BaseModel):
     stop: str | None = Name
     eval_id: str | None = Name
     rollout_id: str | None = Name
-    sort: Literal[tuple(SORTS)] = "newest"
+    sort: Literal[tuple(SORTS)] | None = Field(None, description="default: relevance with q, else newest")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -83,8 +86,8 @@ class EpisodeFilters(BaseModel):
         return None if value == "" else value
 
     def active(self) -> dict[str, Any]:
-        """The parameters that differ from the defaults (for links that keep the filter)."""
-        return {k: v for k, v in self.model_dump().items() if v is not None and not (k == "sort" and v == "newest")}
+        """The parameters that were set (for links that keep the filter)."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
 
 
 class EpisodeQuery(EpisodeFilters):
@@ -104,18 +107,38 @@ def where(filters: EpisodeFilters) -> tuple[str, list[Any]]:
         if value is not None:
             clauses.append(f'e."{name}" = ?')
             params.append(value)
-    for word in (filters.q or "").lower().split():
-        clauses.append("contains(e.haystack, ?)")
-        params.append(word)
     return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
+def searching(filters: EpisodeFilters) -> bool:
+    """Whether ``q`` searches (a ``q`` of punctuation alone has no word, so it matches nothing)."""
+    return bool(filters.q and filters.q.strip())
+
+
+def sort_name(filters: EpisodeFilters) -> str:
+    """The sort in force: the one asked for, else ``relevance`` when ``q`` searches, else
+    ``newest`` (``relevance`` without ``q`` is ``newest`` too)."""
+    if filters.sort in (None, "relevance"):
+        return "relevance" if searching(filters) else "newest"
+    return filters.sort
+
+
+def sort_of(filters: EpisodeFilters) -> str:
+    """The ORDER BY of ``sort_name(filters)``."""
+    return SORTS[sort_name(filters)]
+
+
+def source(filters: EpisodeFilters) -> str:
+    """What lists read: ``listing e``, joined to ``search_hits h`` when ``q`` searches."""
+    return "listing e JOIN search_hits h ON h.episode_id = e.episode_id" if searching(filters) else "listing e"
 
 
 def list_sql(filters: EpisodeFilters) -> tuple[str, str, list[Any]]:
     """(count SQL, page SQL with two trailing ``LIMIT ? OFFSET ?`` placeholders, parameters)."""
     cond, params = where(filters)
     cols = ", ".join(f"e.{c}" for c in LIST_COLUMNS)
-    count = f"SELECT count(*) AS n FROM listing e {cond}"
-    page = f"SELECT {cols} FROM listing e {cond} ORDER BY {SORTS[filters.sort]} LIMIT ? OFFSET ?"
+    count = f"SELECT count(*) AS n FROM {source(filters)} {cond}"
+    page = f"SELECT {cols} FROM {source(filters)} {cond} ORDER BY {sort_of(filters)} LIMIT ? OFFSET ?"
     return count, page, params
 
 
@@ -127,7 +150,7 @@ def facets_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     which = " ".join(f"WHEN grouping({f}) = 0 THEN '{f}'" for f in FACETS)
     value = " ".join(f"WHEN grouping({f}) = 0 THEN {f}" for f in FACETS)
     sql = (f"SELECT CASE {which} END AS facet, CASE {value} END AS value, count(*) AS n "
-           f"FROM (SELECT {exprs} FROM listing e {cond}) GROUP BY GROUPING SETS ({sets})")
+           f"FROM (SELECT {exprs} FROM {source(filters)} {cond}) GROUP BY GROUPING SETS ({sets})")
     return sql, params
 
 
@@ -148,5 +171,5 @@ def neighbours_sql(filters: EpisodeFilters) -> tuple[str, list[Any]]:
     sql = (f"SELECT prev, next, pos, total FROM (SELECT e.episode_id, "
            f"lag(e.episode_id) OVER w AS prev, lead(e.episode_id) OVER w AS next, "
            f"row_number() OVER w AS pos, count(*) OVER () AS total "
-           f"FROM listing e {cond} WINDOW w AS (ORDER BY {SORTS[filters.sort]})) WHERE episode_id = ?")
+           f"FROM {source(filters)} {cond} WINDOW w AS (ORDER BY {sort_of(filters)})) WHERE episode_id = ?")
     return sql, params

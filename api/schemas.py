@@ -7,7 +7,7 @@ returns and drop anything else the library hands back.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -262,8 +262,11 @@ class SqlOut(Out):
     columns: list[str]
     types: list[str]
     rows: list[list[Any]]
-    truncated: bool = Field(description="more rows existed than the row limit")
+    truncated: bool = Field(description="the result was cut at the row limit or the byte limit")
+    truncated_by: Literal["rows", "bytes"] | None = Field(None, description="which limit cut it")
+    bytes: int = Field(description="size of the returned rows as JSON text")
     row_limit: int
+    max_bytes: int
 
 
 class WebhookOut(Out):

@@ -1,4 +1,4 @@
-"""Read-only SQL for people over HTTP: one SELECT, a row limit, a timeout, no file access.
+"""Read-only SQL for people over HTTP: one SELECT, bounded in rows, bytes, time and memory.
 
 Layers, each enough on its own for some attacks:
 1. ``duckdb.extract_statements`` must find exactly one statement, of type SELECT
@@ -7,16 +7,27 @@ Layers, each enough on its own for some attacks:
 2. the statement runs on ``Lake.readonly_connection()``: a fresh in-memory DuckDB
    connection whose tables are Arrow datasets, with external access off and the
    configuration locked, so ``read_csv('/etc/passwd')`` fails inside a SELECT too;
-3. at most ``row_limit`` rows are fetched (``truncated`` says whether more existed),
-   and a timer interrupts the connection after ``timeout_s``;
-4. the connection has a memory limit (a query needing more fails, the server does not
-   grow), and ``QueryGate`` caps how many queries run at once (the next one is told to
-   retry: 429).
+3. it runs in a child process (``api/sql_worker.py``), never in the server: DuckDB's
+   ``memory_limit`` bounds its buffer-managed memory (joins, sorts, aggregates) with no
+   spilling (``max_temp_directory_size`` 0), but not the strings of a vector being computed
+   (``repeat('x', 1000000)`` over one 1000-row chunk is 1 GB whatever the limit), so the child's
+   data segment is capped too (``RLIMIT_DATA``, ``process_mb``): past it the query fails
+   with "needs more memory", and the server's own memory does not move;
+4. the result streams back in Arrow batches and stops at ``row_limit`` rows or ``max_bytes``
+   bytes, whichever comes first (``truncated`` says so and ``truncated_by`` says which); the
+   child stops computing there. A watchdog kills the child ``timeout_s`` after it has opened
+   the lake (starting a process on a busy machine is not the query's time);
+5. ``QueryGate`` caps how many queries run at once (the next one is told to retry: 429), so
+   the memory all queries can take is ``sql_max_concurrent * process_mb``.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+import os
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -25,8 +36,13 @@ from typing import Any
 from uuid import UUID
 
 import duckdb
+import pyarrow as pa
 
 from api.errors import SqlFailed, SqlRejected, SqlTimeout, TooManyQueries
+
+
+READY = b"ready\n"  # what api/sql_worker.py writes on stderr once its connection is open
+STARTUP_S = 60.0  # a child that cannot open the lake in this long is killed
 
 
 class QueryGate:
@@ -46,11 +62,24 @@ class QueryGate:
 
 
 @dataclass(frozen=True)
+class SqlLimits:
+    row_limit: int = 1000  # most rows returned
+    max_bytes: int = 16 << 20  # most bytes returned (Arrow bytes of the rows; bytes base64-encode to 4/3)
+    timeout_s: float = 5.0  # the child is killed past this
+    memory_mb: int = 512  # DuckDB memory_limit
+    process_mb: int = 1024  # the child's data segment (RLIMIT_DATA): Python, Arrow and DuckDB together
+    threads: int = 2
+    batch_rows: int = 64  # rows per streamed batch: what the child computes ahead of the caps
+
+
+@dataclass(frozen=True)
 class SqlResult:
     columns: list[str]
     types: list[str]
     rows: list[list[Any]]
     truncated: bool
+    truncated_by: str | None = None  # "rows" | "bytes" | None
+    bytes: int = 0
 
 
 def parse_one_select(query: str) -> str:
@@ -67,33 +96,130 @@ def parse_one_select(query: str) -> str:
     return statement.query.strip().rstrip(";")
 
 
-def run_readonly(con: duckdb.DuckDBPyConnection, query: str, *, row_limit: int, timeout_s: float) -> SqlResult:
-    """Run one SELECT on a read-only connection (see the module docstring); closes ``con``."""
+class WorkerPool:
+    """Children of ``api/sql_worker.py`` started ahead of time (imports done, waiting for a request):
+    ``take()`` hands one out and starts its replacement in the background. Each runs one query.
+    Nothing starts before the first query (a server nobody queries holds no idle child); an idle
+    child exits when the server does (its stdin closes)."""
+
+    def __init__(self, warm: int = 1):
+        self.warm = warm
+        self._idle: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> subprocess.Popen:
+        with self._lock:
+            child = next((c for c in self._idle if c.poll() is None), None)
+            self._idle = [c for c in self._idle if c is not child and c.poll() is None]
+        if self.warm:
+            threading.Thread(target=self._refill, daemon=True).start()
+        return child or start_worker()
+
+    def _refill(self) -> None:
+        child = start_worker()
+        with self._lock:
+            if len(self._idle) < self.warm:
+                self._idle.append(child)
+                return
+        child.kill()
+        child.wait()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for child in idle:
+            child.kill()
+            child.wait()
+
+
+def start_worker() -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-m", "api.sql_worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlLimits,
+                pool: WorkerPool | None = None) -> SqlResult:
+    """Run one SELECT over the lake at ``uri`` in a child process under ``limits`` (module docstring);
+    the child comes from ``pool`` when given (warm), else is started now."""
     sql = parse_one_select(query)
-    timed_out = threading.Event()
+    request = {"uri": uri, "storage_options": storage_options, "query": sql,
+               "limits": {"memory_limit": f"{limits.memory_mb}MB", "threads": str(limits.threads),
+                          "max_temp_directory_size": "0B"},
+               "caps": {"rows": limits.row_limit, "bytes": limits.max_bytes, "process_mb": limits.process_mb,
+                        "batch_rows": limits.batch_rows}}
+    child = pool.take() if pool is not None else start_worker()
+    ready, done, timed_out = threading.Event(), threading.Event(), threading.Event()
+    errors: list[bytes] = []
 
-    def interrupt() -> None:
-        timed_out.set()
-        con.interrupt()
+    def drain() -> None:  # the child says "ready" once the lake is open, then its status
+        for line in child.stderr:
+            if line == READY and not ready.is_set():
+                ready.set()
+            else:
+                errors.append(line)
 
-    timer = threading.Timer(timeout_s, interrupt)
-    timer.start()
+    def watchdog() -> None:  # the timeout counts from "ready": starting a process is not the query's time
+        if not ready.wait(STARTUP_S) and not done.is_set():
+            child.kill()
+        elif not done.wait(limits.timeout_s):
+            timed_out.set()
+            child.kill()
+
+    threads = [threading.Thread(target=drain, daemon=True), threading.Thread(target=watchdog, daemon=True)]
+    for thread in threads:
+        thread.start()
     try:
-        cursor = con.execute(sql)
-        rows = cursor.fetchmany(row_limit + 1)
-        description = cursor.description or []
-    except duckdb.Error as exc:
-        if timed_out.is_set():
-            raise SqlTimeout(f"query interrupted after {timeout_s:g} s") from None
-        if isinstance(exc, duckdb.OutOfMemoryException):
-            raise SqlFailed("query needs more memory than the per-query limit (PHONELOOP_SQL_MEMORY_MB)") from None
-        raise SqlFailed(f"query failed: {str(exc)[:2000]}") from None
+        child.stdin.write(json.dumps(request).encode())
+        child.stdin.close()
+        table = _read_stream(child.stdout)
+        child.wait()
+        threads[0].join()
     finally:
-        timer.cancel()
-        con.close()
-    return SqlResult(columns=[d[0] for d in description], types=[str(d[1]) for d in description],
-                     rows=[[jsonable(v) for v in row] for row in rows[:row_limit]],
-                     truncated=len(rows) > row_limit)
+        done.set()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    if timed_out.is_set():
+        raise SqlTimeout(f"query interrupted after {limits.timeout_s:g} s")
+    status = _status(b"".join(errors))
+    if status.get("error") == "memory":
+        raise SqlFailed(f"query needs more memory than the per-query limit ({limits.memory_mb} MB in DuckDB, "
+                        f"{limits.process_mb} MB in all: PHONELOOP_SQL_MEMORY_MB, PHONELOOP_SQL_PROCESS_MB)")
+    if "error" in status:
+        raise SqlFailed(f"query failed: {status['message']}")
+    if table is None:
+        raise SqlFailed(f"the SQL worker stopped without a result (exit {child.returncode})")
+    return _result(table, status, limits.max_bytes)
+
+
+def _read_stream(out) -> pa.Table | None:
+    try:
+        return pa.ipc.open_stream(out).read_all()
+    except (pa.ArrowInvalid, OSError):
+        return None
+
+
+def _status(stderr: bytes) -> dict[str, Any]:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    try:
+        return json.loads(lines[-1]) if lines else {}
+    except ValueError:
+        return {"error": "failed", "message": lines[-1][:2000]}
+
+
+def _result(table: pa.Table, status: dict[str, Any], max_bytes: int) -> SqlResult:
+    """The rows as JSON values, cut again where their JSON text passes ``max_bytes``."""
+    rows, size, truncated_by = [], 0, status.get("truncated")
+    for row in table.to_pylist():
+        values = [jsonable(v) for v in row.values()]
+        size += len(json.dumps(values, ensure_ascii=False, default=str))
+        if size > max_bytes:
+            truncated_by = "bytes"
+            break
+        rows.append(values)
+    return SqlResult(columns=table.column_names, types=status.get("types") or [str(t) for t in table.schema.types], rows=rows,
+                     truncated=truncated_by is not None, truncated_by=truncated_by, bytes=size)
 
 
 def jsonable(value: Any) -> Any:

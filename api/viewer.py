@@ -24,7 +24,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from api.auth import COOKIE, session_value, token_matches
+from api.auth import COOKIE, token_matches
 from api.browse import Browser
 from api.listing import FACETS, SORTS, EpisodeFilters, EpisodePageQuery, EpisodeQuery
 from api.overlay import describe, shapes
@@ -96,13 +96,17 @@ async def login(request: Request) -> Response:
         page = templates.get_template("login.html").render(message="wrong token", next=target)
         return HTMLResponse(page, status_code=401)
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(COOKIE, session_value(request.app.state.settings.token), httponly=True, samesite="lax",
+    sessions = request.app.state.sessions
+    response.set_cookie(COOKIE, sessions.open(), max_age=sessions.ttl_s, httponly=True, samesite="lax",
                         secure=request.url.scheme == "https", path="/")
     return response
 
 
 @public.post("/logout")
-def logout() -> Response:
+def logout(request: Request) -> Response:
+    """Revoke the session on the server (a kept copy of the cookie stops working) and drop the cookie."""
+    if request.app.state.sessions is not None:
+        request.app.state.sessions.close(request.cookies.get(COOKIE))
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(COOKIE, path="/")
     return response

@@ -51,7 +51,7 @@ def eval_page(request: Request, eval_id: EvalId) -> HTMLResponse:
 
 def chart(table: list[dict[str, Any]], policies: list[str], colours: dict[str, str]) -> dict[str, Any]:
     """Bars (x, y, w, h in a 0..1000 x 0..300 box) with interval whiskers, one group per table row."""
-    rows = [r for r in table if any(r["cells"].values())]
+    rows = [r for r in table if any(c and c.get("rate") is not None for c in r["cells"].values())]
     width, height, top, left_axis = 1000, 300, 20, 40
     slot = (width - left_axis) / max(1, len(rows))
     bar = min(40.0, slot * 0.8 / max(1, len(policies)))
@@ -61,7 +61,7 @@ def chart(table: list[dict[str, Any]], policies: list[str], colours: dict[str, s
         labels.append({"x": left_axis + i * slot + slot / 2, "text": f"{row['by']}: {row['group']}"[:28]})
         for j, p in enumerate(policies):
             cell = row["cells"].get(p)
-            if not cell:
+            if not cell or cell.get("rate") is None:
                 continue
             y = lambda v: top + (1 - v) * (height - top)  # noqa: E731
             bars.append({"x": left + j * bar, "y": y(cell["rate"]), "w": bar * 0.9, "h": height - y(cell["rate"]),

@@ -13,7 +13,12 @@ Every figure comes with a baseline measured in the same run:
   lake each time) against the static server sending the same HTML bytes;
 - search: p50/p99 of GET /api/episodes?q=WORD (count, page of 50 and facet counts over
   ``episodes_resolved``) against the same word search as one DuckDB query over an
-  in-memory table of the same instructions (no HTTP, no lake, no facets).
+  in-memory table of the same instructions (no HTTP, no lake, no facets);
+- ranked search (``--search-only`` runs just this, on episodes whose steps hold model output
+  and a tenth of them Chinese instructions): p50/p99 of the BM25 index alone
+  (``Browser.search``) and of a whole listing with ``q`` (count, page, facets), against
+  today's substring scan over instruction/task/app (``contains`` on a lowercased haystack
+  column, the listing main had) in the same process, plus the index's build time.
 Both servers run in their own process on 127.0.0.1. Timings are printed, never asserted.
 """
 
@@ -85,19 +90,29 @@ def long_episode(pngs: list[bytes], n_steps: int, seed: int) -> Episode:
                    steps=tuple(steps), policy="bench", round=1, meta={"stopped": "max_steps", "seed": seed})
 
 
-def filler(n: int, png: bytes) -> list[str]:
-    """n one-step episodes with varied instructions (written in batches); returns the instructions."""
+ZH = ("打开设置并开启无线网络", "给张伟发短信说明天见", "把闹钟设在早上七点", "删除昨天的照片", "在日历里添加会议")
+SAID = ("I see the {a} screen, tapping the {b} button", "The {a} list is open; scroll down to find {b}",
+        "Swipe left on the {a} card then confirm {b}", "{{\"type\": \"tap\", \"x\": 5, \"y\": 5}} # {a}")
+
+
+def filler(n: int, png: bytes, chinese: bool = False) -> list[str]:
+    """n one-step episodes with varied instructions (written in batches); returns the instructions.
+    With ``chinese`` every tenth instruction is a Chinese one."""
     rng = random.Random(11)
-    return [f"{rng.choice(('Open', 'Set', 'Find', 'Delete'))} the {rng.choice(WORDS)} number {i} "
+    return [ZH[i % len(ZH)] + f" {i}" if chinese and i % 10 == 0 else
+            f"{rng.choice(('Open', 'Set', 'Find', 'Delete'))} the {rng.choice(WORDS)} number {i} "
             f"{rng.choice(WORDS)}{i % 97}" for i in range(n)]
 
 
-def write_filler(lake: Lake, instructions: list[str], png: bytes, batch: int = 10_000) -> None:
+def write_filler(lake: Lake, instructions: list[str], png: bytes, batch: int = 10_000, said: bool = False) -> None:
+    """Write the episodes; with ``said`` each step holds a model's raw output too."""
+    rng = random.Random(12)
     for start in range(0, len(instructions), batch):
-        lake.write_episodes([Episode(instruction=text, source="rollout", device=Device(W, H),
-                                     steps=(Step(Observation(png), Action("tap", x=5, y=5)),),
-                                     app=WORDS[i % len(WORDS)], task=f"Task{i % 50}", policy=f"p{i % 3}")
-                             for i, text in enumerate(instructions[start:start + batch], start)])
+        lake.write_episodes([Episode(
+            instruction=text, source="rollout", device=Device(W, H), app=WORDS[i % len(WORDS)], task=f"Task{i % 50}",
+            policy=f"p{i % 3}", steps=(Step(Observation(png), Action("tap", x=5, y=5), raw_output=rng.choice(SAID).format(
+                a=rng.choice(WORDS), b=f"{rng.choice(WORDS)}{i % 1000}") if said else None),))
+            for i, text in enumerate(instructions[start:start + batch], start)])
 
 
 def build(folder: Path, n_frames: int, n_search: int = 0) -> tuple[str, Path, list[str], dict, list[str]]:
@@ -267,6 +282,67 @@ def pages_and_search(api_port: int, static_port: int, static_dir: Path, long_ids
           f"ratio p50 {api['p50_ms'] / raw['p50_ms']:.1f}x")
 
 
+def search_bench(n: int, rounds: int) -> None:
+    """Ranked search (BM25 index) against today's substring scan, in one process over one lake."""
+    from api.browse import Browser
+    from api.listing import LISTING_SQL, EpisodeFilters, EpisodeQuery, facets_sql
+
+    folder = Path(tempfile.mkdtemp(prefix="phoneloop-search-bench-"))
+    try:
+        t0 = time.perf_counter()
+        lake = Lake.init(folder / "lake")
+        instructions = filler(n, b"", chinese=True)
+        write_filler(lake, instructions, screens(1)[0], said=True)
+        print(f"{n:,} episodes with model output written in {time.perf_counter() - t0:.1f} s")
+        browser = Browser(Lake.open(lake.uri), refresh_s=3600)
+        t0 = time.perf_counter()
+        browser.search("warm")
+        print(f"  search index built in {time.perf_counter() - t0:.1f} s ({len(browser._search):,} documents)")
+        queries = [*WORDS, "alarm number", "wifi42", "confirm", "scroll down", "无线网络", "短信", "zzz-nothing"]
+        index = _timed(lambda q: browser.search(q), queries, rounds)
+        ranked = _timed(lambda q: browser.list_episodes(EpisodeQuery(q=q, limit=50)), queries, rounds)
+        con = browser.lake.con  # today's listing: a haystack column and one contains() per word
+        con.execute(f"CREATE OR REPLACE TEMP TABLE old_listing AS SELECT *, lower(concat_ws(' ', instruction, task, "
+                    f"app)) AS haystack FROM ({LISTING_SQL})")
+
+        facets = facets_sql(EpisodeFilters())[0]
+
+        def substring(q: str, with_facets: bool = False) -> None:
+            cond = " AND ".join("contains(e.haystack, ?)" for _ in q.split())
+            args = q.lower().split()
+            con.execute(f"SELECT count(*) FROM old_listing e WHERE {cond}", args).fetchall()
+            con.execute(f"SELECT * EXCLUDE (haystack) FROM old_listing e WHERE {cond} "
+                        "ORDER BY created_at DESC, episode_id LIMIT 50", args).fetchall()
+            if with_facets:
+                con.execute(facets.replace("FROM listing e ", f"FROM old_listing e WHERE {cond} "), args).fetchall()
+
+        scan = _timed(substring, queries, rounds)
+        scan_facets = _timed(lambda q: substring(q, True), queries, rounds)
+        ranked_only = _timed(lambda q: browser.list_episodes(EpisodeQuery(q=q, limit=50), facets=False), queries, rounds)
+        print(f"  BM25 index alone:         p50 {index['p50_ms']:7.2f} ms  p99 {index['p99_ms']:7.2f} ms (target p50 <= 50)")
+        print(f"  listing with q, count + page:          p50 {ranked_only['p50_ms']:7.2f} ms  "
+              f"p99 {ranked_only['p99_ms']:7.2f} ms | substring scan (today's) p50 {scan['p50_ms']:7.2f} ms  "
+              f"p99 {scan['p99_ms']:7.2f} ms  ratio p50 {ranked_only['p50_ms'] / scan['p50_ms']:.2f}x")
+        print(f"  listing with q, count + page + facets: p50 {ranked['p50_ms']:7.2f} ms  p99 {ranked['p99_ms']:7.2f} ms "
+              f"| substring scan (today's) p50 {scan_facets['p50_ms']:7.2f} ms  p99 {scan_facets['p99_ms']:7.2f} ms  "
+              f"ratio p50 {ranked['p50_ms'] / scan_facets['p50_ms']:.2f}x")
+        print(f"  (the substring scan looks at instruction/task/app only; the index also holds model output and UI "
+              f"text; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _timed(run, queries: list[str], rounds: int) -> dict[str, float]:
+    times = []
+    for _ in range(rounds):
+        for q in queries:
+            start = time.perf_counter()
+            run(q)
+            times.append(time.perf_counter() - start)
+    times.sort()
+    return {"p50_ms": 1000 * times[len(times) // 2], "p99_ms": 1000 * times[min(len(times) - 1, int(len(times) * .99))]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="16 frames, 1 s rounds")
@@ -277,7 +353,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--search-episodes", type=int, default=100_000)
     parser.add_argument("--page-rounds", type=int, default=40, help="requests per page and server")
+    parser.add_argument("--search-only", action="store_true", help="only the ranked-search measurement")
     args = parser.parse_args()
+    if args.search_only:
+        search_bench(min(args.search_episodes, 10_000) if args.quick else args.search_episodes, 3 if args.quick else 10)
+        return
     if args.quick:
         args.frames, args.seconds, args.rounds, args.page_rounds = 16, 1.0, 1, 8
         args.search_episodes = min(args.search_episodes, 10_000)

@@ -22,7 +22,8 @@ def serve(
 
     Tokens come from the environment: PHONELOOP_API_TOKEN (needed by POST routes),
     PHONELOOP_WEBHOOK_SECRET (the webhook), PHONELOOP_API_AUTH_READS=1 (token on GETs too;
-    browsers log in once at /login). Other settings: PHONELOOP_SQL_MEMORY_MB,
+    browsers log in once at /login). Other settings: PHONELOOP_SQL_MEMORY_MB, PHONELOOP_SQL_PROCESS_MB,
+    PHONELOOP_SQL_MAX_BYTES_MB,
     PHONELOOP_SQL_MAX_CONCURRENT, ... (api/settings.py).
 
     Example: PHONELOOP_API_TOKEN=s3cret phoneloop serve --lake ./lake --port 8765
