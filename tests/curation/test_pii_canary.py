@@ -18,6 +18,7 @@ from stdnum import luhn
 from stdnum.cn import ric
 
 from curation.build import curate
+from curation.fakes import TEST_CARDS
 from curation.hub import push_folder
 from curation.ocr import read_text
 from curation.pii import find_pii
@@ -256,8 +257,11 @@ def test_the_redacted_episode_still_types_what_its_instruction_says(pushed):
     table = pq.read_table(io.BytesIO(next(v for k, v in local.items() if k.startswith("episodes/")))).to_pylist()
     row = table[0]
     typed = json.loads(row["actions"][1])["text"]
-    fakes = find_pii(typed)
-    assert [s.kind for s in fakes] == ["EMAIL", "PHONE", "CARD", "ID"]
+    assert re.fullmatch(r"mail user-[0-9a-f]{6}@example\.com call \+1 \d{3} 555 01\d\d card (?:\d{4} ){3}\d{4} "
+                        r"id \d{17}[\dX]", typed), typed
+    card = digits(typed.split(" card ")[1].split(" id ")[0])
+    assert card in {c for cards in TEST_CARDS.values() for c in cards}
+    assert [s.kind for s in find_pii(typed)] == ["EMAIL", "PHONE", "CARD"]  # the id fails its check digit
     assert "new_recipient" in row["safety_tags"]
     records = [json.loads(line) for line in local["redactions.jsonl"].decode().splitlines()]
     assert {r["field"] for r in records} >= {"instruction", "meta", "thought", "raw_output", "action", "step_meta",

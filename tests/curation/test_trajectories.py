@@ -74,9 +74,10 @@ def typed_numbers(dv) -> list[tuple[str, str]]:
         task = row["messages"][1]["content"][-1]["text"].split("\n")[0]
         answer = row["messages"][2]["content"][0]["text"]
         action = parse_action(answer, "json", "rel1000", (1080, 2400))
-        if action.type == "input_text" and find_pii(action.text):
+        typed = [s.key for s in find_pii(action.text) if s.kind == "PHONE"] if action.type == "input_text" else []
+        if typed:  # the name typed into the same form is a NAME, not a number
             (named,) = [s.key for s in find_pii(task) if s.kind == "PHONE"]
-            out.append((named, find_pii(action.text)[0].key))
+            out.append((named, typed[0]))
     return out
 
 
