@@ -139,13 +139,15 @@ def _card(raw: str, key: str, rng: random.Random) -> str:
 
 
 def _iban(raw: str, key: str, rng: random.Random) -> str:
-    body = "".join(ch if ch.isalpha() else str(rng.randrange(10)) for ch in key[4:])
-    fake = key[:2] + "00" + body
-    chars, it = list(raw), iter(fake)
-    for i, ch in enumerate(raw):
-        if ch.isalnum():
-            chars[i] = next(it, ch)
-    return "".join(chars)
+    from curation.pii import find_pii
+
+    for _ in range(50):  # the digits must not read as some other value (a Luhn-valid run)
+        body = "".join(ch if ch.isalpha() else str(rng.randrange(10)) for ch in key[4:])
+        it = iter(key[:2] + "00" + body)
+        fake = "".join(next(it, ch) if ch.isalnum() else ch for ch in raw)
+        if not find_pii(fake):
+            break
+    return fake
 
 
 def _wrong(correct: str, alphabet: str) -> str:
@@ -155,7 +157,7 @@ def _wrong(correct: str, alphabet: str) -> str:
 def _id(raw: str, key: str, rng: random.Random) -> str:
     digits = lambda n: "".join(str(rng.randrange(10)) for _ in range(n))  # noqa: E731
     if re.fullmatch(r"\d{17}[\dX]", key):  # CN resident id: a real birth date, a wrong check digit
-        body = f"{key[:6]}{rng.randrange(1960, 2005)}{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d}{digits(3)}"
+        body = f"{rng.choice(['110101', '310101', '440103', '510104'])}{rng.randrange(1960, 2005)}{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d}{digits(3)}"
         fake = body + _wrong(ric.calc_check_digit(body + "0"), "10X98765432")
         return raw[:len(raw) - 18] + fake if len(raw) >= 18 else fake
     if re.fullmatch(r"\d{9}", key) and re.search(r"\d{3}-\d{2}-\d{4}", raw):  # SSN: advertising range
