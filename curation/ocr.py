@@ -19,6 +19,7 @@ stage 1. The engine is loaded once per process, on first use (~2 s).
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from io import BytesIO
 
@@ -53,7 +54,7 @@ def text_regions(pixels: np.ndarray) -> list[Box]:
 
     h, w = pixels.shape[:2]
     scale = 2 if w >= 720 else 1
-    grey = pixels[::scale, ::scale].astype(np.int16).sum(axis=2)
+    grey = _grey(pixels, scale)
     across = np.zeros(grey.shape, dtype=bool)  # steps along a row: the vertical strokes of glyphs
     across[:, 1:] = np.abs(np.diff(grey, axis=1)) > STEP
     edges = across.copy()
@@ -77,12 +78,33 @@ def text_regions(pixels: np.ndarray) -> list[Box]:
     return out
 
 
+def _grey(pixels: np.ndarray, scale: int) -> np.ndarray:
+    """R+G+B (0..765) of every ``scale``-th pixel of every ``scale``-th row."""
+    if pixels.flags.c_contiguous:  # one strided pass over the bytes of the kept rows
+        rows = pixels.reshape(pixels.shape[0], -1)[::scale]
+        step = 3 * scale
+        return rows[:, 0::step].astype(np.int16) + rows[:, 1::step] + rows[:, 2::step]
+    sub = pixels[::scale, ::scale]
+    return sub[:, :, 0].astype(np.int16) + sub[:, :, 1] + sub[:, :, 2]
+
+
+_READ: dict[bytes, str] = {}  # crop digest -> text: status bars, avatars and headers repeat across frames
+
+
 def recognise(pixels: np.ndarray, boxes: list[Box]) -> list[str]:
-    """The text in each box (one recognition batch)."""
+    """The text in each box; crops already read in this process (same pixels) are not read
+    again, the rest go to the model in one batch."""
     if not boxes:
         return []
     crops = [np.ascontiguousarray(pixels[y1:y2, x1:x2]) for x1, y1, x2, y2 in boxes]
-    return list(_engine().recognize_txt(crops).txts)
+    keys = [hashlib.blake2b(c.tobytes(), digest_size=16, person=bytes(str(c.shape), "ascii")[:16]).digest()
+            for c in crops]
+    todo = {k: c for k, c in zip(keys, crops) if k not in _READ}
+    if todo:
+        if len(_READ) > 200_000:
+            _READ.clear()
+        _READ.update(zip(todo, _engine().recognize_txt(list(todo.values())).txts))
+    return [_READ[k] for k in keys]
 
 
 def text_boxes(png: bytes) -> list[tuple[Box, str]]:
