@@ -111,7 +111,9 @@ def _phone(raw: str, key: str, rng: random.Random) -> str:
     cc, national = number.country_code, str(number.national_number)
     n = len(national)
     if cc == 1:
-        fake = f"{rng.choice(['201', '202', '212', '303', '312', '415', '617'])}55501{rng.randrange(100):02d}"
+        fake = f"{rng.choice(['201', '202', '212', '303', '312', '617', '702'])}55501{rng.randrange(100):02d}"
+        if fake == national:  # an original from the fictional range itself: another one
+            fake = fake[:-2] + f"{(int(fake[-2:]) + 1) % 100:02d}"
     elif cc == 44:
         fake = f"207946{rng.randrange(1000):04d}" if national.startswith("20") else f"7700900{rng.randrange(1000):03d}"
     elif cc == 86 and n == 11:

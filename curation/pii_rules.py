@@ -48,7 +48,13 @@ NOT_SURNAMES = frozenset(
     "Airport Station Restaurant Cafe Coffee Shop Market Market Club Team Group Inc Ltd Co Plus Pro Max Mini "
     "Lite Update Version Mode Theme Dark Light Sound Volume Battery Storage Display Network Privacy Security "
     "The And Of For In On At To By With From Your My Our New All Off Is Are Be Has Had Was".split())
-_FIRST = frozenset(n for p in (_US, _GB, _IN) for n in p.first_names)
+# Faker's en_IN list lacks many of India's commonest given names: added here
+_MORE_FIRST = frozenset(
+    "Rahul Vikram Ravi Sanjay Kiran Amit Anil Sunil Ajay Vijay Suresh Ramesh Rajesh Mahesh Manoj Sandeep Pradeep "
+    "Rakesh Mukesh Deepak Ashok Arun Vinod Naveen Nikhil Rohit Sachin Varun Karan Arjun Harish Gaurav Ankit Ankur "
+    "Pooja Priyanka Neha Sneha Kavya Divya Anjali Swati Shweta Sunita Anita Kavita Rekha Meena Lata Asha Usha "
+    "Nisha Ritu Shalini Deepika Aishwarya Lakshmi Sita Gita Radha Parvati Wei Li Ming Hui Jun".split())
+_FIRST = frozenset(n for p in (_US, _GB, _IN) for n in p.first_names) | _MORE_FIRST
 _LAST = frozenset(n for p in (_US, _GB, _IN) for n in p.last_names)
 _EN_CONTEXT = (r"(?:[Cc]all|[Tt]ext|[Mm]essage|[Ee]mail|[Mm]ail|[Dd]ear|[Hh]i|[Hh]ello|[Hh]ey|[Aa]sk|[Tt]ell|[Rr]emind|"
                r"[Ff]rom|[Tt]o|[Ww]ith|[Ff]or|[Cc]ontact:?|[Nn]ame:|[Ii]nvite|[Pp]ay|[Mm]eet|[Ss]ent by|[Bb]y|[Ss]ee)")
