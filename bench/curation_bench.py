@@ -451,6 +451,7 @@ def bench_redact_real_like(quick: bool = False) -> None:
     print(f"  redact, OCR on every screen     {len(shas) / redact_s:8.1f} frames/s   ratio to decode "
           f"{decode_s / redact_s:.2f}x (target >= 0.5x)")
     print(f"  text lines found {stats['lines_found']}, covered by the tree {stats['lines_covered_by_tree']}, "
+          f"one or two glyphs {stats['lines_too_short']}, "
           f"recognised {stats['lines_recognised']} ({stats['frames_read']} frames read)")
 
 

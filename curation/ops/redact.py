@@ -51,6 +51,9 @@ from datalake.uitree import parse_bounds
 
 OCR_MODES = ("every", "no_tree", "never", "always")  # "always" is the old name of "every"
 _DIGIT_RUN = re.compile(r"\d(?:[ \-.]?\d){4,}")
+# A region narrower than this many times its height holds one or two glyphs (a keyboard key,
+# an icon): never an email, a 5-digit run or any value detected here, so it is not read.
+MIN_READ_ASPECT = 1.5
 COVERING_NODE_MAX_PX = 300  # a tree node taller than this (a WebView, a list) does not vouch for its pixels
 # Free-text fields besides the instruction, meta, actions and trees. ``app`` and ``task``
 # are identifiers (package names, template ids) that grouping and reports key on: kept.
@@ -214,7 +217,8 @@ class Pixels:
         self._pixels: dict[str, np.ndarray] = {}
         self._lines: dict[tuple, list[Box]] = {}
         self._blurred: dict[tuple, bytes] = {}
-        self.stats = {"frames_read": 0, "lines_found": 0, "lines_recognised": 0, "lines_covered_by_tree": 0}
+        self.stats = {"frames_read": 0, "lines_found": 0, "lines_recognised": 0, "lines_covered_by_tree": 0,
+                      "lines_too_short": 0}
 
     def pixels(self, key: str, s: StepRow) -> np.ndarray:
         if key not in self._pixels:
@@ -233,6 +237,9 @@ class Pixels:
             self.stats["frames_read"] += 1
             self.stats["lines_found"] += len(lines)
             self.stats["lines_covered_by_tree"] += len(lines) - len(todo)
+            short = [b for b in todo if b[2] - b[0] < MIN_READ_ASPECT * (b[3] - b[1])]
+            todo = [b for b in todo if b not in short]
+            self.stats["lines_too_short"] += len(short)
             self.stats["lines_recognised"] += len(todo)
             texts = ocr_engine.recognise(px, todo)
             self._lines[cache] = [b for b, text in zip(todo, texts) if self.suspicious(text)]
