@@ -117,9 +117,9 @@ def find(text: str, names: frozenset[str]) -> list[tuple[int, int, str, str]]:
     out += handles(text)
     if any(ch.isdigit() for ch in text) or _ZH_ROAD_HINT.search(text):
         out += _addresses(text)
-    for name in names:
-        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![a-z])", text):
-            out.append((m.start(), m.end(), "NAME", name))
+    if names:
+        for m in _names_pattern(names).finditer(text):
+            out.append((m.start(), m.end(), "NAME", m.group()))
     out += _en_names(text) + _zh_names(text)
     return out
 
@@ -227,6 +227,10 @@ def _zh_names(text: str) -> list:
 _ZH_SEGMENT = re.compile(rf"(?:(?<=^)|(?<=[；;，,。\s:：]))[{_HAN}]{{2,3}}(?=$|[；;，,。\s])")
 
 
-@lru_cache(maxsize=1)
-def given_names() -> frozenset[str]:
-    return _FIRST
+@lru_cache(maxsize=16)
+def _names_pattern(names: frozenset[str]) -> re.Pattern:
+    """One alternation for all known names, longest first ("Priya Raman" before "Priya")."""
+    ordered = sorted(names, key=len, reverse=True)
+    latin = "|".join(re.escape(n) for n in ordered if not re.match(f"[{_HAN}]", n)) or "(?!)"
+    han = "|".join(re.escape(n) for n in ordered if re.match(f"[{_HAN}]", n)) or "(?!)"
+    return re.compile(rf"(?<!\w)(?:{latin})(?![a-z])|{han}")  # Chinese runs on without spaces
