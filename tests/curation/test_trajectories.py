@@ -109,9 +109,9 @@ def test_evaluation_episodes_are_left_out_unless_the_recipe_asks(tmp_path):
     baseline = episode(2, task="b.task", source="oracle", verified_by="verifier")
     baseline = type(baseline)(**{**baseline.__dict__, "episode_id": "", "purpose": "eval"})
     lake.write_episodes([train, baseline])
-    dv = curate(lake, parse_recipe(SELECT_ALL.format(include="")))
+    dv = curate(lake, parse_recipe(SELECT_ALL.format(include="")), allow_unredacted=True)  # the selection is tested
     assert load_dataset(dv.path, "episodes", split="train")["episode_id"] == [train.episode_id]
-    dv = curate(lake, parse_recipe(SELECT_ALL.format(include="\ninclude_eval: true")))
+    dv = curate(lake, parse_recipe(SELECT_ALL.format(include="\ninclude_eval: true")), allow_unredacted=True)
     assert len(load_dataset(dv.path, "episodes", split="train")) == 2
     only_eval = SELECT_ALL.format(include=" WHERE task <> 'a.task'")
     with pytest.raises(EmptySelection, match="include_eval"):
