@@ -34,7 +34,7 @@ import duckdb
 
 from curation import workset
 from curation.card import render_card
-from curation.errors import CurationError, EmptySelection, RecipeError, VersionUnrebuildable
+from curation.errors import CurationError, EmptySelection, RecipeError, UnredactedRealEpisodes, VersionUnrebuildable
 from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
 from curation.ops.balance import assign_splits
@@ -51,9 +51,24 @@ READ_TABLES = ("episodes", "steps", "frames", "annotations")  # what a build rea
 
 
 def curate(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None,
-           max_shard_bytes: int = MAX_SHARD_BYTES) -> DatasetVersion:
-    """Build and register the next version of ``recipe.name``."""
-    return publish(lake, *prepare(lake, recipe, as_of=as_of, progress=progress), progress, max_shard_bytes)
+           max_shard_bytes: int = MAX_SHARD_BYTES, allow_unredacted: bool = False) -> DatasetVersion:
+    """Build and register the next version of ``recipe.name``. Exports of real-phone
+    episodes that no redact op scanned are refused (``UnredactedRealEpisodes``) unless
+    ``allow_unredacted``."""
+    prepared = prepare(lake, recipe, as_of=as_of, progress=progress)
+    unscanned = unscanned_real_episodes(prepared[1], prepared[5])
+    if unscanned and not allow_unredacted:
+        raise UnredactedRealEpisodes(
+            f"{recipe.source}: {unscanned} real-phone episodes would be exported without a redact op scanning them "
+            "for personal data (or with blur: false); add `- op: redact` to the recipe, or pass --allow-unredacted; "
+            "nothing written")
+    return publish(lake, *prepared, progress, max_shard_bytes)
+
+
+def unscanned_real_episodes(ws, details: dict) -> int:
+    """Real-phone episodes in ``ws`` that no redact op scanned, or whose pixels it left as they were."""
+    blurred = details.get("redact", {}).get("blur", True)  # `blur: false` leaves the pixels as they were
+    return sum(e.phone == "real" and (e.unredacted is None or not blurred) for e in ws)
 
 
 def prepare(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None):
@@ -184,8 +199,7 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
     records = details.get("redact", {}).pop("redaction_records", [])
     (tmp / "redactions.jsonl").write_text(redaction_summary(records))
     (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
-    blurred = details.get("redact", {}).get("blur", True)  # `blur: false` leaves the pixels as they were
-    unscanned = sum(e.phone == "real" and (e.unredacted is None or not blurred) for e in ws)
+    unscanned = unscanned_real_episodes(ws, details)
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,

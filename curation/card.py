@@ -1,10 +1,13 @@
 """The dataset card: README.md with YAML metadata (configs per export), counts, lineage, recipe.
 
-Deterministic: no timestamps, so rebuilding a version gives the same card apart from its name."""
+Deterministic: no timestamps, so rebuilding a version gives the same card apart from its name.
+The recipe is shown with its SQL's literals replaced by ``?`` (a ``WHERE instruction LIKE
+'%Priya%'`` would publish what it names)."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import yaml
@@ -37,5 +40,41 @@ def render_card(ref: str, recipe, fingerprint: str, table_versions: dict, counts
     lines += ["", "## Lineage", "", f"- fingerprint: `{fingerprint}`",
               f"- parents: {', '.join(parents) if parents else 'none'}",
               f"- lake table versions read: `{json.dumps(table_versions, sort_keys=True)}`", "",
-              "## Recipe", "", "```yaml", recipe.text.rstrip(), "```", ""]
+              "## Recipe", "", "SQL literals are shown as `?`.", "", "```yaml", public_recipe(recipe.text).rstrip(),
+              "```", ""]
     return "\n".join(lines)
+
+
+_LITERAL = re.compile(r"(?:[EeXx]|[Uu]&)?'(?:[^']|'')*'|\$\$.*?\$\$|(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])",
+                      re.S)
+
+
+def mask_sql(sql: str) -> str:
+    """``sql`` with every string and number literal replaced by ``?``; identifiers
+    (double-quoted too) and keywords stay."""
+    out, pos = [], 0
+    for m in re.finditer(r'"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/', sql, re.S):  # quoted names and comments
+        out.append(_LITERAL.sub("?", sql[pos:m.start()]))
+        out.append(m.group() if m.group().startswith('"') else "")
+        pos = m.end()
+    out.append(_LITERAL.sub("?", sql[pos:]))
+    return "".join(out)
+
+
+def public_recipe(text: str) -> str:
+    """The recipe YAML with its ``select`` SQL masked (comments dropped: they may quote it)."""
+    data = yaml.safe_load(text) or {}
+    if isinstance(data, dict) and isinstance(data.get("select"), str):
+        data["select"] = mask_sql(data["select"])
+    return yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Multi-line strings (the SQL) as ``|`` blocks, as people write them."""
+
+
+def _str(dumper, value: str):
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_BlockDumper.add_representer(str, _str)

@@ -25,3 +25,7 @@ class VersionUnrebuildable(CurationError):
 class DatasetNotFound(CurationError, KeyError):
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "dataset not found"
+
+
+class UnredactedRealEpisodes(CurationError):
+    """Exports would hold real-phone episodes that no redact op scanned (or one with blur: false)."""

@@ -35,9 +35,13 @@ def curate(
     lake: LakeOpt = "./lake",
     as_of: Annotated[str | None, typer.Option(help="Table versions to read, as JSON (default: the latest).")] = None,
     list_ops: Annotated[bool, typer.Option("--list-ops", help="List the ops a recipe can use and exit.")] = False,
+    allow_unredacted: Annotated[bool, typer.Option(help="Write exports even when they hold real-phone episodes "
+                                                        "that no redact op scanned.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Build a new dataset version NAME@vN from a recipe: select, ops, split, exports, report.
+
+    Real-phone episodes that no redact op scanned are refused (exit 2) unless --allow-unredacted.
 
     Example: phoneloop curate examples/recipes/default.yaml
     """
@@ -54,7 +58,7 @@ def curate(
         parsed = load_recipe(recipe)
         versions = json.loads(as_of) if as_of else None
         with progress_bars() as progress:
-            dv = build(opened, parsed, as_of=versions, progress=_Bars(progress))
+            dv = build(opened, parsed, as_of=versions, progress=_Bars(progress), allow_unredacted=allow_unredacted)
     except (CurationError, LakeError, json.JSONDecodeError) as exc:
         fail(str(exc))
     _print_version(dv, json_out)

@@ -55,7 +55,7 @@ def test_default_recipe_removes_what_it_should(lake):
     for gone in ("failed", "unverified", "exact_dup", "near_dup", "loop"):
         assert named[gone] not in ids, gone
     records = [json.loads(line) for line in open(Path(dv.path) / "redactions.jsonl")]
-    assert {r["episode_id"] for r in records} <= {named["pii"]}
+    assert {r["episode_id"] for r in records} <= {named["pii"], named["payment"]}  # "Transfer $20 to Bob": a name
 
 
 def test_card_declares_configs_and_lineage(lake):
@@ -64,6 +64,15 @@ def test_card_declares_configs_and_lineage(lake):
     meta = yaml.safe_load(text.split("---")[1])
     assert {c["config_name"] for c in meta["configs"]} == {"sft", "grpo", "episodes"}
     assert dv.fingerprint in text and "select:" in text
+
+
+def test_card_shows_the_recipe_sql_with_literals_replaced_by_placeholders(lake):
+    text = DEFAULT.read_text().replace("name: default", "name: literal").replace(
+        "    AND purpose <> 'eval'", "    AND purpose <> 'eval' AND instruction NOT LIKE '%Priya Raman%' AND 41 < 42")
+    dv = curate(lake, parse_recipe(text))
+    recipe = (Path(dv.path) / "README.md").read_text().split("## Recipe")[1]
+    assert "Priya" not in recipe and "41" not in recipe and "'success'" not in recipe
+    assert "outcome = ? AND verified_by IN (?, ?)" in recipe and "instruction NOT LIKE ? AND ? < ?" in recipe
 
 
 def test_rebuild_verifies_the_fingerprint_without_registering_a_version(lake):
@@ -200,9 +209,10 @@ def test_recipe_keys_keep_human_verified_and_drop_human_rejected(tmp_path):
         for k, outcome in ((0, "success"), (1, "failure"))])
     base = ("name: judged\nselect: SELECT episode_id FROM episodes\n{extra}"
             "split: {{by: episode, seed: 0, fractions: {{train: 1.0}}}}\nexports:\n  - {{format: episodes}}\n")
-    human = curate(lake, parse_recipe(base.format(extra="verified_by: human\n")))
+    human = curate(lake, parse_recipe(base.format(extra="verified_by: human\n")), allow_unredacted=True)
     assert human.counts["episodes"] == 2  # only the two a person judged
-    kept = curate(lake, parse_recipe(base.format(extra="exclude: [human_rejected]\n").replace("judged", "kept", 1)))
+    kept = curate(lake, parse_recipe(base.format(extra="exclude: [human_rejected]\n").replace("judged", "kept", 1)),
+                  allow_unredacted=True)
     assert kept.counts["episodes"] == 3  # everything but the episode a person rejected
     with pytest.raises(RecipeError, match="unknown 'humans'"):
         parse_recipe(base.format(extra="verified_by: humans\n"))

@@ -111,8 +111,9 @@ def test_push_refuses_real_episodes_no_redact_op_scanned(lake_dir, hub, monkeypa
     assert "op: redact" not in bare.read_text()
     unblurred = tmp_path / "unblurred.yaml"
     unblurred.write_text(text.replace("name: bare", "name: unblurred").replace("blur: true", "blur: false"))
-    for recipe in (DEFAULT, bare, unblurred):
-        assert invoke("curate", recipe, "--lake", lake_dir).exit_code == 0
+    assert invoke("curate", DEFAULT, "--lake", lake_dir).exit_code == 0
+    for recipe in (bare, unblurred):
+        assert invoke("curate", recipe, "--lake", lake_dir, "--allow-unredacted").exit_code == 0
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
     monkeypatch.setenv("HF_TOKEN", hub.token)
     for ref in ("bare@v1", "unblurred@v1"):
@@ -123,3 +124,15 @@ def test_push_refuses_real_episodes_no_redact_op_scanned(lake_dir, hub, monkeypa
                                                           "--allow-unredacted")):
         result = invoke("datasets", "push", *args, "--lake", lake_dir)
         assert result.exit_code == 0, result.output
+
+
+def test_curate_refuses_to_export_real_episodes_no_redact_op_scanned(lake_dir, tmp_path):
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(DEFAULT.read_text().replace("name: default", "name: bare")
+                    .replace("  - op: redact\n    blur: true\n", ""))
+    refused = invoke("curate", bare, "--lake", lake_dir)
+    assert refused.exit_code == 2 and "without a redact op scanning them" in refused.output, refused.output
+    assert "--allow-unredacted" in refused.output and "Traceback" not in refused.output
+    assert not (Path(lake_dir) / "datasets" / "bare").exists() or not any(
+        p.name.startswith("v") for p in (Path(lake_dir) / "datasets" / "bare").iterdir())
+    assert invoke("curate", bare, "--lake", lake_dir, "--allow-unredacted").exit_code == 0

@@ -1,5 +1,6 @@
-"""The PII canary: distinct personal values planted in every string field, the UI tree and
-the pixels of a real-phone episode; after a build with redaction and a push to the
+"""The PII canary: distinct personal values of every class (email, phone, card, CN id, IBAN,
+UK NI, en and zh street address, en and zh name, QQ handle) planted in every string field,
+the UI tree and the pixels of a real-phone episode; after a build with redaction and a push to the
 loopback Hub, no byte of any produced or pushed file may carry any of them (Parquet
 decoded, HTML and its inlined images, every image read back by OCR)."""
 
@@ -13,31 +14,43 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from PIL import Image, ImageDraw, ImageFont
-from stdnum import luhn
+from PIL import Image
+from stdnum import iban, luhn
 from stdnum.cn import ric
 
 from curation.build import curate
+from curation.fakes import TEST_CARDS
 from curation.hub import push_folder
 from curation.ocr import read_text
 from curation.pii import find_pii
 from curation.recipe import parse_recipe
 from datalake.lake import Lake
 from datalake.types import Action, Device, Episode, Observation, Step, Target
+from mockphone.fonts import cjk_font
+from PIL import ImageDraw
 
-W, H = 360, 800
+W, H = 360, 1100
 FIELDS = ("instruction", "typed", "answer", "thought", "raw_output", "element", "tree_text", "tree_desc",
           "tree_hint", "episode_meta", "step_meta", "pixels", "ask_user", "shell", "tool_args", "element_id",
           "failure_reason", "device", "category", "policy", "package")
 
 
+FIRST = ("Priya", "James", "Olivia", "Arjun", "Sophia", "Daniel", "Emma", "Rahul", "Laura", "Thomas", "Anita",
+         "Michael", "Sarah", "Vikram", "Helen", "Peter", "Nisha", "George", "Emily", "Kevin", "Meera")
+SURNAMES = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁"
+
+
 def canaries(i: int) -> dict[str, str]:
-    """Four distinct, valid values for field number ``i``."""
+    """Distinct, valid values of every class for field number ``i``."""
     card = f"45391488{i:02d}03436"
     cn = f"110105194912{10 + i:02d}{100 + i:03d}"
+    gb = f"WEST{600000 + i:06d}{31926819:08d}"
     return {"email": f"canary{i}.person@corp-mail.net", "phone": f"+1 415 555 {100 + i:04d}",
             "card": " ".join((card + luhn.calc_check_digit(card))[k:k + 4] for k in range(0, 16, 4)),
-            "id": cn + ric.calc_check_digit(cn + "0")}
+            "id": cn + ric.calc_check_digit(cn + "0"),
+            "iban": " ".join((f"GB{iban.calc_check_digits('GB00' + gb)}" + gb)[k:k + 4] for k in range(0, 22, 4)),
+            "ni": f"AB {10 + i:02d} 34 56 C", "address": f"{100 + i} Baker Street", "name": f"{FIRST[i]} Raman",
+            "handle": f"{10 + i} 76 54 A", "zh_name": f"{SURNAMES[i]}小明", "zh_address": f"北京市朝阳区建国路{10 + i}号"}
 
 
 VALUES = {field: canaries(i) for i, field in enumerate(FIELDS)}
@@ -45,12 +58,18 @@ VALUES = {field: canaries(i) for i, field in enumerate(FIELDS)}
 
 def sentence(field: str) -> str:
     v = VALUES[field]
-    return f"mail {v['email']} call {v['phone']} card {v['card']} id {v['id']}"
+    return (f"mail {v['email']} call {v['phone']} card {v['card']} id {v['id']} iban {v['iban']} NI {v['ni']} "
+            f"ship to {v['address']} call {v['name']} QQ {v['handle']}；联系人：{v['zh_name']}，寄到{v['zh_address']}")
+
+
+def shown(v: dict[str, str]) -> list[str]:
+    """The lines a screen draws for values ``v`` (the handle with its QQ label)."""
+    return [f"QQ {value}" if kind == "handle" else value for kind, value in v.items()]
 
 
 def draw_lines(img: Image.Image, lines: list[tuple[int, str]]) -> None:
     d = ImageDraw.Draw(img)
-    font = ImageFont.load_default(size=15)
+    font = cjk_font(15)
     for y, text in lines:
         d.text((8, y), text, fill="black", font=font)
 
@@ -67,13 +86,13 @@ def tree_screen() -> tuple[bytes, str]:
     nodes, lines = [], []
     for k, field in enumerate(("tree_text", "tree_desc", "tree_hint")):
         v = VALUES[field]
-        value = " ".join((v["email"], v["phone"], v["card"], v["id"]))
-        y = 100 + k * 150
+        value = " ".join(shown(v))
+        y = 20 + k * 360
         attr = {"tree_text": "text", "tree_desc": "content-desc", "tree_hint": "hint"}[field]
         nodes.append(f'<node index="{k}" text="" content-desc="" hint="" class="android.widget.EditText" '
-                     f'package="com.example" bounds="[0,{y}][{W},{y + 120}]" {attr}="{value}" />'
+                     f'package="com.example" bounds="[0,{y}][{W},{y + 340}]" {attr}="{value}" />'
                      .replace(f' {attr}=""', "", 1))
-        lines += [(y + 5, v["email"]), (y + 30, v["phone"]), (y + 55, v["card"]), (y + 80, v["id"])]
+        lines += [(y + 5 + 30 * n, line) for n, line in enumerate(shown(v))]
     draw_lines(img, lines)
     xml = ('<hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" package="com.example" '
            f'content-desc="" bounds="[0,0][{W},{H}]">' + "".join(nodes) + "</node></hierarchy>")
@@ -84,13 +103,13 @@ def pixel_screen() -> bytes:
     """A screen without a tree: only OCR can find its values."""
     img = Image.new("RGB", (W, H), "white")
     v = VALUES["pixels"]
-    draw_lines(img, [(120, "Contact"), (160, v["email"]), (220, v["phone"]), (280, v["card"]), (340, v["id"])])
+    draw_lines(img, [(60, "Contact")] + [(110 + 60 * n, line) for n, line in enumerate(shown(v))])
     return png(img)
 
 
 def canary_episode() -> Episode:
     tree_png, xml = tree_screen()
-    element = Target(index=1, text=sentence("element"), content_desc=VALUES["element"]["email"], bounds=(0, 100, W, 220))
+    element = Target(index=1, text=sentence("element"), content_desc=VALUES["element"]["email"], bounds=(0, 20, W, 360))
     steps = [
         Step(Observation(tree_png, ui_tree=xml), Action("tap", x=100, y=150, element=element),
              thought=sentence("thought"), raw_output=sentence("raw_output"), meta={"note": sentence("step_meta")}),
@@ -136,14 +155,16 @@ def digits(text: str) -> str:
 
 
 def leaks(text: str) -> list[str]:
-    """Canary values present in ``text`` as written, without separators, or in any case."""
+    """Canary values present in ``text`` as written, without separators, in any case, or
+    (values of ten digits or more) as their digits alone."""
     low, flat = text.lower(), digits(text)
     out = []
     for value in planted():
         if "@" in value:
             hit = value.lower() in low or value.lower() in low.replace(" ", "")
         else:
-            hit = value in text or digits(value) in flat or value.replace(" ", "") in text.replace(" ", "")
+            hit = value.lower().replace(" ", "") in low.replace(" ", "") or (
+                len(digits(value)) >= 10 and digits(value) in flat)
         if hit:
             out.append(value)
     return out
@@ -213,8 +234,8 @@ def pushed(tmp_path_factory):
 
 def test_the_canary_is_real_pii_that_ocr_can_read():
     for values in VALUES.values():
-        kinds = {s.kind for s in find_pii(" ; ".join(values.values()))}
-        assert kinds == {"EMAIL", "PHONE", "CARD", "ID"}, values
+        kinds = {s.kind for s in find_pii(" ; ".join(shown(values)))}
+        assert kinds == {"EMAIL", "PHONE", "CARD", "ID", "IBAN", "ADDRESS", "NAME", "HANDLE"}, values
     assert len(set(planted())) == len(planted())
     seen = leaks(read_text(pixel_screen()))
     assert set(VALUES["pixels"].values()) <= set(seen)  # so reading the outputs back would find them too
@@ -256,8 +277,12 @@ def test_the_redacted_episode_still_types_what_its_instruction_says(pushed):
     table = pq.read_table(io.BytesIO(next(v for k, v in local.items() if k.startswith("episodes/")))).to_pylist()
     row = table[0]
     typed = json.loads(row["actions"][1])["text"]
-    fakes = find_pii(typed)
-    assert [s.kind for s in fakes] == ["EMAIL", "PHONE", "CARD", "ID"]
+    assert re.match(r"mail user-[0-9a-f]{6}@example\.com call \+1 \d{3} 555 01\d\d card (?:\d{4} ){3}\d{4} "
+                    r"id \d{17}[\dX] iban GB00 [A-Z]{4}(?: \d{4}){3} \d\d NI QQ \d\d \d\d \d\d C ship to \d+ Example Street "
+                    r"call [A-Z][a-z]+ [A-Z][a-z]+ QQ 0\d \d\d \d\d A；联系人：\w{3}，寄到示例市示例区示例路\d+号$", typed), typed
+    card = digits(typed.split(" card ")[1].split(" id ")[0])
+    assert card in {c for cards in TEST_CARDS.values() for c in cards}
+    assert not {s.kind for s in find_pii(typed)} & {"ID", "IBAN"}  # ids and IBANs fail their checks
     assert "new_recipient" in row["safety_tags"]
     records = [json.loads(line) for line in local["redactions.jsonl"].decode().splitlines()]
     assert {r["field"] for r in records} >= {"instruction", "meta", "thought", "raw_output", "action", "step_meta",
