@@ -93,7 +93,8 @@ def curate_demos(lake, cfg: ExperimentConfig, name: str, real: bool = False) -> 
     kinds = ("grpo",) if real else ("sft", "grpo")  # the real-phone version feeds GRPO only
     exports = "".join(f"  - {{format: {kind}, coords: {cfg.coords}, action_format: {cfg.action_format}, "
                       f"history: {cfg.history}, elements: true}}\n" for kind in kinds)
-    recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE {where}\n"
+    ops = "ops:\n  - op: redact\n    blur: true\n" if real else ""  # real-phone screens leave redacted
+    recipe = (f"name: {name}\nselect: SELECT episode_id FROM episodes WHERE {where}\n{ops}"
               "split: {by: episode, seed: 0, fractions: {train: 1.0}}\nexports:\n" + exports)
     return curate(lake, parse_recipe(recipe)).ref
 
