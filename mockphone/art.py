@@ -165,10 +165,27 @@ def _clipboard(d: Draw, s: int, bg: tuple) -> None:
         d.line((s * 0.45, s * y, s * 0.65, s * y), fill=bg, width=_w(s, 0.03))
 
 
+def _pin(d: Draw, s: int, bg: tuple) -> None:
+    c, r = s / 2, s * 0.17
+    d.ellipse((c - r, s * 0.22, c + r, s * 0.22 + 2 * r), fill="white")
+    d.polygon(((c - r * 0.92, s * 0.22 + r * 1.35), (c + r * 0.92, s * 0.22 + r * 1.35), (c, s * 0.78)), fill="white")
+    h = r * 0.42
+    d.ellipse((c - h, s * 0.22 + r - h, c + h, s * 0.22 + r + h), fill=bg)
+
+
+def _car(d: Draw, s: int, bg: tuple) -> None:
+    d.polygon(((s * 0.32, s * 0.46), (s * 0.38, s * 0.32), (s * 0.62, s * 0.32), (s * 0.68, s * 0.46)), fill="white")
+    d.rounded_rectangle((s * 0.22, s * 0.44, s * 0.78, s * 0.62), radius=s * 0.05, fill="white")
+    d.rectangle((s * 0.41, s * 0.36, s * 0.59, s * 0.44), fill=bg)
+    for x in (0.34, 0.66):
+        r = s * 0.07
+        d.ellipse((s * x - r, s * 0.62 - r, s * x + r, s * 0.62 + r), fill="white", outline=bg, width=_w(s, 0.03))
+
+
 GLYPHS: dict[str, Callable[[Draw, int, tuple], None]] = {
     "clock": _clock, "mail": _envelope, "settings": _gear, "shop": _cart, "calendar": _calendar,
     "contacts": _person, "messages": _bubble, "superapp": _two_bubbles, "notes": _note, "files": _folder,
-    "bank": _bank, "assistant": _sparkle, "forms": _clipboard,
+    "bank": _bank, "assistant": _sparkle, "forms": _clipboard, "maps": _pin, "rides": _car,
 }
 
 
