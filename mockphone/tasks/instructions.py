@@ -46,6 +46,7 @@ ZH: dict[str, str] = {
     "CrossContactEmailToMail": "给 {name} 发一封邮件（邮箱在通讯录里），主题为“{subject}”。",
     "CrossContactNumberToNote": "把 {name} 的电话号码保存到一条标题为“{name}”的新笔记里。",
     "CrossEmailSummaryToNote": "让助手总结“{subject}”这封邮件，并把总结保存到标题为“Summary”的新笔记里。",
+    "CrossEventPlaceToScheduledRide": "预约一辆{kind_t}去我“{title}”日程的地点，在日程开始前 30 分钟来接我（地点的地址在地图里）。",
     "CrossEventToAlarm": "在我的“{title}”日程开始前一小时设一个闹钟。",
     "CrossHotelShare": "在{city_t}预订一家每晚低于 ¥{budget} 的酒店，并把酒店名称发短信给 {name}。",
     "CrossLeaveRequestToMail": (
@@ -56,6 +57,9 @@ ZH: dict[str, str] = {
     ),
     "CrossMailCodeToMessage": "把“Table reservation”邮件里的预订码发短信给 {name}。",
     "CrossMailToCalendar": "把“{subject}”邮件里的预约添加到日历，标题为“{subject}”。",
+    "CrossMapsAddressToRide": "在地图里找到{place}，然后在打车应用里叫一辆{kind_t}去它的地址。",
+    "CrossMapsRideFareToMessage": "叫一辆{kind_t}去{place}（地址在地图里），然后发短信告诉 {name} 这趟车多少钱。",
+    "CrossMessagePromoToRides": "{name} 发短信给了我一个新的打车优惠码，请在打车应用里使用它。",
     "CrossMessageRequestToBank": "{name} 在信息里向我要钱。用银行应用把他要的金额转给他。",
     "CrossPriceToMessage": "在商城里查一下 {item} 的价格，并发短信告诉 {name}。",
     "FilesAnswerSize": "Download 文件夹里的 {name} 有多大？请以 kB 为单位回答。",
