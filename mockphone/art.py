@@ -182,10 +182,26 @@ def _car(d: Draw, s: int, bg: tuple) -> None:
         d.ellipse((s * x - r, s * 0.62 - r, s * x + r, s * 0.62 + r), fill="white", outline=bg, width=_w(s, 0.03))
 
 
+def _checklist(d: Draw, s: int, bg: tuple) -> None:
+    for i, y in enumerate((0.32, 0.5, 0.68)):
+        d.rounded_rectangle((s * 0.24, s * y - s * 0.05, s * 0.34, s * y + s * 0.05), radius=s * 0.02,
+                            fill="white" if i < 2 else None, outline="white", width=_w(s, 0.025))
+        d.line((s * 0.42, s * y, s * 0.76, s * y), fill="white", width=_w(s, 0.045))
+
+
+def _sun_cloud(d: Draw, s: int, bg: tuple) -> None:
+    r = s * 0.13
+    d.ellipse((s * 0.3 - r, s * 0.36 - r, s * 0.3 + r, s * 0.36 + r), fill="#ffd54f")
+    d.ellipse((s * 0.3, s * 0.42, s * 0.56, s * 0.66), fill="white")
+    d.ellipse((s * 0.46, s * 0.36, s * 0.74, s * 0.64), fill="white")
+    d.rounded_rectangle((s * 0.26, s * 0.54, s * 0.78, s * 0.68), radius=s * 0.07, fill="white")
+
+
 GLYPHS: dict[str, Callable[[Draw, int, tuple], None]] = {
     "clock": _clock, "mail": _envelope, "settings": _gear, "shop": _cart, "calendar": _calendar,
     "contacts": _person, "messages": _bubble, "superapp": _two_bubbles, "notes": _note, "files": _folder,
     "bank": _bank, "assistant": _sparkle, "forms": _clipboard, "maps": _pin, "rides": _car,
+    "todo": _checklist, "weather": _sun_cloud,
 }
 
 

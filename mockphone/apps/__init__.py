@@ -20,6 +20,9 @@ def default_apps() -> list[type]:
     from mockphone.apps.settings import SettingsApp
     from mockphone.apps.shop import ShopApp
     from mockphone.apps.superapp import SuperApp
+    from mockphone.apps.todo import TodoApp
+    from mockphone.apps.weather import WeatherApp
 
     return [ContactsApp, MessagesApp, SettingsApp, NotesApp, ClockApp, CalendarApp, MailApp, FilesApp, ShopApp,
-            AssistantApp, BankApp, SuperApp, FormsApp, MapsApp, RidesApp]
+            AssistantApp, BankApp, SuperApp, FormsApp, MapsApp, RidesApp,
+            TodoApp, WeatherApp]

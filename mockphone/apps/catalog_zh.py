@@ -1,4 +1,4 @@
-"""zh-CN strings of the Maps and Rides apps.
+"""zh-CN strings of the Maps, Rides, To-do and Weather apps.
 
 ``STRINGS`` joins the phone's catalog (``mockphone.i18n.ZH``): static labels, keyed by
 the English text. ``FORMATS`` holds the composed strings those apps build with
@@ -41,6 +41,27 @@ STRINGS: dict[str, str] = {
     "Payment method": "支付方式", "Enter promo code": "输入优惠码", "Codes are 4 letters and 2 digits.": "优惠码为 4 个字母加 2 个数字。",
     "Invalid code": "优惠码无效", "Code not recognised": "无法识别该优惠码", "Code already applied": "该优惠码已使用",
     "Promo code applied": "优惠码已使用",
+    # to-do
+    "To-do": "待办", "Tasks": "任务", "Search tasks": "搜索任务", "Nothing to do here": "这里没有待办事项",
+    "No completed tasks": "没有已完成的任务", "Task": "任务详情", "Task deleted": "任务已删除", "Mark as done": "标记为完成",
+    "Mark as not done": "标记为未完成", "Marked as done": "已标记为完成", "Marked as not done": "已标记为未完成",
+    "Delete task?": "删除任务？", "Edit task": "编辑任务", "New task": "新建任务",
+    "Due date (YYYY-MM-DD, optional)": "截止日期（YYYY-MM-DD，选填）", "Priority": "优先级", "List": "清单",
+    "High": "高", "Medium": "中", "Low": "低", "Check the task": "请检查任务",
+    "A title is required; a due date is written YYYY-MM-DD.": "标题为必填项；截止日期请写成 YYYY-MM-DD。",
+    "Task saved": "任务已保存", "Sort tasks by": "任务排序方式", "Due date": "截止日期", "No due date": "无截止日期",
+    "Hide completed tasks": "隐藏已完成的任务", "Daily reminder": "每日提醒",
+    # weather
+    "Weather": "天气", "Today": "今天", "Cities": "城市", "Add a city to see its weather": "添加城市以查看天气",
+    "7-day forecast": "7 天预报", "No saved cities": "没有保存的城市", "Add city": "添加城市", "Remove city?": "移除城市？",
+    "City removed": "城市已移除", "Search cities": "搜索城市", "No cities found": "未找到城市",
+    "Add to my cities": "添加到我的城市", "Set as default": "设为默认", "City added": "城市已添加",
+    "Default city changed": "默认城市已更改", "Temperature units": "温度单位", "Rain alerts": "降雨提醒",
+    "Alert threshold": "提醒阈值", "Chance of rain (%)": "降雨概率（%）",
+    "Alert me when the chance of rain is at least this (0-100).": "降雨概率达到该值（0-100）时提醒我。",
+    "Invalid threshold": "阈值无效", "Enter a whole number from 0 to 100.": "请输入 0 到 100 之间的整数。",
+    "Threshold saved": "阈值已保存", "Sunny": "晴", "Partly cloudy": "多云", "Cloudy": "阴", "Rain": "雨",
+    "Showers": "阵雨", "Thunderstorms": "雷阵雨", "Fog": "雾", "Windy": "大风",
 }
 
 FORMATS: dict[str, str] = {
@@ -72,4 +93,13 @@ FORMATS: dict[str, str] = {
     "{date} · {kind} · {status}": "{date} · {kind} · {status}",
     "Applied: {codes}": "已使用：{codes}",
     "{code} is not a valid promo code.": "{code} 不是有效的优惠码。",
+    "{due} · {priority} · {list}": "{due} · {priority} · {list}",
+    "\"{title}\" will be deleted.": "“{title}”将被删除。",
+    "Due: {due}": "截止：{due}",
+    "Priority: {priority}": "优先级：{priority}",
+    "List: {list}": "清单：{list}",
+    "{condition} · {rain}% rain": "{condition} · 降雨概率 {rain}%",
+    "{condition} · Humidity {humidity}% · Wind {wind} km/h": "{condition} · 湿度 {humidity}% · 风速 {wind} 公里/小时",
+    "{condition} · Default": "{condition} · 默认",
+    "{city} will be removed from your cities.": "{city} 将从你的城市中移除。",
 }

@@ -62,6 +62,7 @@ ZH: dict[str, str] = {
     "CrossMessagePromoToRides": "{name} 发短信给了我一个新的打车优惠码，请在打车应用里使用它。",
     "CrossMessageRequestToBank": "{name} 在信息里向我要钱。用银行应用把他要的金额转给他。",
     "CrossPriceToMessage": "在商城里查一下 {item} 的价格，并发短信告诉 {name}。",
+    "CrossTodoToCalendar": "把我的待办“{title}”加到日历里，作为它截止当天 {time} 的日程。",
     "FilesAnswerSize": "Download 文件夹里的 {name} 有多大？请以 kB 为单位回答。",
     "FilesCreateFolder": "在文件中新建一个名为 {folder} 的文件夹。",
     "FilesDelete": "删除文件 {name}。",
@@ -181,6 +182,14 @@ ZH: dict[str, str] = {
     "ShopSearchPriceRange": "在商城中查找价格不超过 ${max_price} 的 {query}。",
     "ShopShipToAddress": "结算我的商城购物车，配送到“{address}”。",
     "ShopSortCategory": "在商城中显示{category_t}类商品，按“{order_t}”排序。",
+    "TodoAdd": "在我的“{list}”清单里添加待办“{title}”，截止日期 {due}，优先级{priority_t}。",
+    "TodoAnswerNextDue": "我的“{list}”清单里，截止日期最早的未完成待办是哪个？请回答它的标题。",
+    "TodoAnswerOpenCount": "我的“{list}”清单里有几个{priority_t}优先级的未完成待办？请回答数字。",
+    "TodoComplete": "把待办“{title}”标记为完成。",
+    "TodoDelete": "删除待办“{title}”。",
+    "TodoMoveToList": "把待办“{title}”移到我的“{list}”清单。",
+    "TodoReschedule": "把待办“{title}”的截止日期改到 {due}。",
+    "TodoSetPriority": "把待办“{title}”的优先级设为{priority_t}。",
 }
 
 CATALOGS = {"zh-CN": ZH}
