@@ -63,6 +63,7 @@ ZH: dict[str, str] = {
     "CrossMessageRequestToBank": "{name} 在信息里向我要钱。用银行应用把他要的金额转给他。",
     "CrossPriceToMessage": "在商城里查一下 {item} 的价格，并发短信告诉 {name}。",
     "CrossTodoToCalendar": "把我的待办“{title}”加到日历里，作为它截止当天 {time} 的日程。",
+    "CrossWeatherToMessage": "把天气里{city}明天的最高气温发短信告诉 {name}。",
     "FilesAnswerSize": "Download 文件夹里的 {name} 有多大？请以 kB 为单位回答。",
     "FilesCreateFolder": "在文件中新建一个名为 {folder} 的文件夹。",
     "FilesDelete": "删除文件 {name}。",
@@ -190,6 +191,14 @@ ZH: dict[str, str] = {
     "TodoMoveToList": "把待办“{title}”移到我的“{list}”清单。",
     "TodoReschedule": "把待办“{title}”的截止日期改到 {due}。",
     "TodoSetPriority": "把待办“{title}”的优先级设为{priority_t}。",
+    "WeatherAddCity": "在天气里把{city}添加到我的城市。",
+    "WeatherAlertFromForecast": "在天气里打开降雨提醒，并把提醒阈值设为{city}明天预报的降雨概率。",
+    "WeatherAnswerHigh": "根据天气，{city} {date} 的最高气温是多少？请以 °C 回答。",
+    "WeatherAnswerRainiestDay": "根据天气，{city}这周哪一天最可能下雨？请回答是哪一天。",
+    "WeatherFahrenheitNow": "把天气切换成华氏度，然后告诉我{city}现在的气温。",
+    "WeatherRemoveCity": "在天气里把{city}从我的城市中移除。",
+    "WeatherSetDefault": "在天气里把{city}设为默认城市。",
+    "WeatherWarmestSavedOnDay": "天气里我保存的城市中，{date} 哪个最暖和？请回答城市名称。",
 }
 
 CATALOGS = {"zh-CN": ZH}
