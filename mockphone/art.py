@@ -197,11 +197,28 @@ def _sun_cloud(d: Draw, s: int, bg: tuple) -> None:
     d.rounded_rectangle((s * 0.26, s * 0.54, s * 0.78, s * 0.68), radius=s * 0.07, fill="white")
 
 
+def _music_note(d: Draw, s: int, bg: tuple) -> None:
+    w = _w(s, 0.06)
+    d.line((s * 0.44, s * 0.66, s * 0.44, s * 0.28, s * 0.68, s * 0.22, s * 0.68, s * 0.6), fill="white", width=w,
+           joint="curve")
+    for x, y in ((0.38, 0.66), (0.62, 0.6)):
+        r = s * 0.08
+        d.ellipse((s * x - r, s * y - r * 0.8, s * x + r, s * y + r * 0.8), fill="white")
+
+
+def _newspaper(d: Draw, s: int, bg: tuple) -> None:
+    d.rounded_rectangle((s * 0.24, s * 0.28, s * 0.76, s * 0.72), radius=s * 0.04, fill="white")
+    d.rectangle((s * 0.3, s * 0.34, s * 0.48, s * 0.5), fill=bg)
+    for y in (0.36, 0.44, 0.56, 0.64):
+        x1 = 0.52 if y < 0.5 else 0.3
+        d.line((s * x1, s * y, s * 0.7, s * y), fill=bg, width=_w(s, 0.03))
+
+
 GLYPHS: dict[str, Callable[[Draw, int, tuple], None]] = {
     "clock": _clock, "mail": _envelope, "settings": _gear, "shop": _cart, "calendar": _calendar,
     "contacts": _person, "messages": _bubble, "superapp": _two_bubbles, "notes": _note, "files": _folder,
     "bank": _bank, "assistant": _sparkle, "forms": _clipboard, "maps": _pin, "rides": _car,
-    "todo": _checklist, "weather": _sun_cloud,
+    "todo": _checklist, "weather": _sun_cloud, "music": _music_note, "news": _newspaper,
 }
 
 

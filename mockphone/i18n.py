@@ -238,7 +238,7 @@ ZH: dict[str, str] = {
 
 
 def _app_strings() -> dict[str, str]:
-    from mockphone.apps.catalog_zh import STRINGS  # the Maps, Rides, To-do and Weather apps' labels
+    from mockphone.apps.catalog_zh import STRINGS  # the Maps, Rides, To-do, Weather, Music and News apps' labels
 
     return STRINGS
 

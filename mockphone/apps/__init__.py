@@ -15,6 +15,8 @@ def default_apps() -> list[type]:
     from mockphone.apps.mail import MailApp
     from mockphone.apps.maps import MapsApp
     from mockphone.apps.messages import MessagesApp
+    from mockphone.apps.music import MusicApp
+    from mockphone.apps.news import NewsApp
     from mockphone.apps.notes import NotesApp
     from mockphone.apps.rides import RidesApp
     from mockphone.apps.settings import SettingsApp
@@ -25,4 +27,4 @@ def default_apps() -> list[type]:
 
     return [ContactsApp, MessagesApp, SettingsApp, NotesApp, ClockApp, CalendarApp, MailApp, FilesApp, ShopApp,
             AssistantApp, BankApp, SuperApp, FormsApp, MapsApp, RidesApp,
-            TodoApp, WeatherApp]
+            TodoApp, WeatherApp, MusicApp, NewsApp]

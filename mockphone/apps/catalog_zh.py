@@ -1,4 +1,4 @@
-"""zh-CN strings of the Maps, Rides, To-do and Weather apps.
+"""zh-CN strings of the Maps, Rides, To-do, Weather, Music and News apps.
 
 ``STRINGS`` joins the phone's catalog (``mockphone.i18n.ZH``): static labels, keyed by
 the English text. ``FORMATS`` holds the composed strings those apps build with
@@ -62,6 +62,29 @@ STRINGS: dict[str, str] = {
     "Invalid threshold": "阈值无效", "Enter a whole number from 0 to 100.": "请输入 0 到 100 之间的整数。",
     "Threshold saved": "阈值已保存", "Sunny": "晴", "Partly cloudy": "多云", "Cloudy": "阴", "Rain": "雨",
     "Showers": "阵雨", "Thunderstorms": "雷阵雨", "Fog": "雾", "Windy": "大风",
+    # music
+    "Music": "音乐", "For you": "为你推荐", "Search": "搜索", "Library": "音乐库", "Nothing playing": "未在播放",
+    "Single song": "单曲", "Your playlists": "你的歌单", "All songs": "全部歌曲", "Songs, artists, albums": "歌曲、歌手、专辑",
+    "No songs found": "未找到歌曲", "No playlists yet": "还没有歌单", "Playlists": "歌单", "Liked songs": "我喜欢的歌曲",
+    "New playlist": "新建歌单", "Play": "播放", "Liked": "已喜欢", "Like": "喜欢", "Add to playlist": "添加到歌单",
+    "Removed from Liked songs": "已从我喜欢的歌曲中移除", "Added to Liked songs": "已添加到我喜欢的歌曲",
+    "Now playing": "正在播放", "Shuffle on": "随机播放：开", "Shuffle off": "随机播放：关", "Stop": "停止",
+    "Already in this playlist": "歌单里已有这首歌", "Added to playlist": "已添加到歌单", "Playlist": "歌单",
+    "Playlist deleted": "歌单已删除", "This playlist is empty": "这个歌单是空的", "Shuffle": "随机播放",
+    "Delete playlist": "删除歌单", "Remove song?": "移除歌曲？", "Delete playlist?": "删除歌单？",
+    "Check the name": "请检查名称", "Give the playlist a name no other playlist has.": "请给歌单起一个不重复的名称。",
+    "Playlist name": "歌单名称", "Playlist created": "歌单已创建", "Streaming quality": "播放音质",
+    "Hide explicit songs": "隐藏含不雅内容的歌曲", "Pop": "流行", "Rock": "摇滚", "Jazz": "爵士", "Electronic": "电子",
+    "Folk": "民谣",
+    # news
+    "News": "新闻", "Top stories": "头条", "Following": "关注", "Saved stories": "收藏的新闻", "World": "国际",
+    "Business": "财经", "Tech": "科技", "Science": "科学", "No stories here": "这里没有新闻",
+    "Follow a topic to see its stories": "关注话题以查看相关新闻", "Manage topics": "管理话题", "Topics": "话题",
+    "No saved stories": "没有收藏的新闻", "Remove from saved?": "取消收藏？", "The story stays in the feed.": "新闻仍会留在信息流中。",
+    "Removed from saved": "已取消收藏", "Hide outlet": "屏蔽来源", "Saved for later": "已收藏，稍后阅读",
+    "Hide this outlet?": "屏蔽这个来源？", "Hide": "屏蔽", "Outlet hidden": "已屏蔽该来源", "Daily digest": "每日摘要",
+    "Digest time": "摘要推送时间", "Text size": "文字大小", "Enter the time as HH:MM, e.g. 07:30.": "请按 HH:MM 输入时间，例如 07:30。",
+    "Digest time saved": "摘要推送时间已保存",
 }
 
 FORMATS: dict[str, str] = {
@@ -102,4 +125,17 @@ FORMATS: dict[str, str] = {
     "{condition} · Humidity {humidity}% · Wind {wind} km/h": "{condition} · 湿度 {humidity}% · 风速 {wind} 公里/小时",
     "{condition} · Default": "{condition} · 默认",
     "{city} will be removed from your cities.": "{city} 将从你的城市中移除。",
+    "{artist} · {album}": "{artist} · {album}",
+    "Now playing: {song}": "正在播放：{song}",
+    "{n} songs": "{n} 首歌",
+    "Album: {album}": "专辑：{album}",
+    "{genre} · {length}": "{genre} · {length}",
+    "From {source}": "来自歌单 {source}",
+    "{song} will be removed from {playlist}.": "{song} 将从 {playlist} 中移除。",
+    "{minutes} min ago": "{minutes} 分钟前",
+    "{hours} h ago": "{hours} 小时前",
+    "{outlet} · {section} · {age}": "{outlet} · {section} · {age}",
+    "{outlet} · {minutes} min read": "{outlet} · 阅读约 {minutes} 分钟",
+    "Full story from {outlet}.": "来自{outlet}的完整报道。",
+    "You won't see stories from {outlet}.": "你将不再看到来自{outlet}的新闻。",
 }

@@ -20,6 +20,7 @@ def tab_bar(app: App, current: str, tabs: tuple[tuple[str, str], ...]) -> ui.Wid
 def switch_tab(app: App, page: str) -> None:
     """Show tab ``page`` as the root of the app's back stack (tabs do not stack on each other)."""
     app.phone.nav.stacks[app.package] = [Page(page)]
+    app.phone.nav.focus = None
     app.phone.invalidate()
 
 

@@ -178,6 +178,7 @@ class RidesApp(App):
         self.state.trips.append(Trip(tid, dest, kind, self.price(dest, kind), today, drivers[pick % len(drivers)],
                                      0, "Requested", self.state.payment))
         self.phone.nav.stacks[self.package] = [Page("main"), Page("trip", {"tid": tid})]
+        self.phone.nav.focus = None
         self.toast("Ride requested")
 
     def page_trip(self, page: Page) -> View:

@@ -30,7 +30,7 @@ DOMAINS: dict[str, str] = {
     "files": "documents", "contacts": "communication", "messages": "communication", "mail": "communication",
     "shop": "shopping", "superapp": "lifestyle", "bank": "finance", "assistant": "ai-assistant",
     "forms": "web", "maps": "navigation", "rides": "transport",
-    "todo": "productivity", "weather": "weather",
+    "todo": "productivity", "weather": "weather", "music": "music", "news": "news",
 }
 SYSTEM_PATHS = ("system.settings", "system.clipboard")  # phone-wide state every instance may read
 
