@@ -62,6 +62,7 @@ ZH: dict[str, str] = {
     "CrossMessagePromoToRides": "{name} 发短信给了我一个新的打车优惠码，请在打车应用里使用它。",
     "CrossMessageRequestToBank": "{name} 在信息里向我要钱。用银行应用把他要的金额转给他。",
     "CrossMusicNowPlayingToMessage": "把音乐里正在播放的歌曲名发短信告诉 {name}。",
+    "CrossNearestPlaceErrand": "在地图里找到离我最近的{category_t}并收藏，在我的“{list}”清单里添加截止日期为 {due} 的待办“{errand}”，再把这家{category_t}的地址发短信给 {name}。",
     "CrossNewsHeadlineToNote": "把新闻里最新一条{section_t}新闻的标题保存到一条标题为“Read later”的新笔记里。",
     "CrossPriceToMessage": "在商城里查一下 {item} 的价格，并发短信告诉 {name}。",
     "CrossTodoToCalendar": "把我的待办“{title}”加到日历里，作为它截止当天 {time} 的日程。",

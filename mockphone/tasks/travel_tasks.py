@@ -322,4 +322,129 @@ class CrossEventPlaceToScheduledRide(Task):
                     ui, task.params["kind"], (task.params["date"], _minus(task.params["time"], 30))))}
 
 
-TASKS = (CrossEventPlaceToScheduledRide, CrossMapsAddressToRide, CrossMapsRideFareToMessage, CrossMessagePromoToRides)
+ERRANDS = {"cafe": "Meet at the cafe", "restaurant": "Book a dinner table", "pharmacy": "Pick up prescription",
+           "museum": "Visit the museum", "park": "Picnic in the park", "supermarket": "Buy groceries"}
+ERRANDS_ZH = {"cafe": "去咖啡馆见面", "restaurant": "订晚餐座位", "pharmacy": "取处方药", "museum": "去博物馆参观",
+              "park": "去公园野餐", "supermarket": "买菜"}
+
+
+def _nearest_in(start: dict, category: str) -> str | None:
+    """The nearest place of ``category`` in a start snapshot (Maps' places, keyed by name)."""
+    from mockphone.tasks import statediff
+
+    names = statediff.keys_where(start, "maps.places", "category", category)
+    return min(names, key=lambda n: (start[f"maps.places[{n}].km"], n)) if names else None
+
+
+class CrossNearestPlaceErrand(Task):
+    """Three apps, three parts: Maps (nearest place of a kind, saved), To-do (an errand), Messages (its address).
+
+    Long-horizon: the oracle needs about 20 steps. Each part scores a third.
+    """
+
+    template = ("Find the nearest {category} in Maps and save it to my favorites, add a to-do \"{errand}\" due "
+                "{due} to my {list} list, and text {name} the {category}'s address.")
+    app_names = ("maps", "todo", "messages")
+    category = "cross-app"
+    complexity = 20.0
+    allowed = ("todo.tasks[+1]*", "messages.threads[{name}][+1]*", "system.clipboard")
+    schema = {"category": Param(str, choices=tuple(ERRANDS)), "errand": Param(str), "due": Param(str, doc="YYYY-MM-DD"),
+              "list": Param(str, doc="one of the seed's to-do lists"), "name": Param(str, doc="one of the seed's people")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        from mockphone import world as worlds
+        from mockphone.tasks.todo_tasks import DATES
+
+        w = world if world is not None else worlds.generate(0)
+        category = rng.choice(sorted(ERRANDS))
+        return {"category": category, "errand": (ERRANDS_ZH if w.zh else ERRANDS)[category], "due": rng.choice(DATES),
+                "list": rng.choice(sorted({t.list for t in w.todo})), "name": pick_name(rng, w)}
+
+    def setup(self, phone: MockPhone) -> None:
+        from mockphone.tasks.maps_tasks import best
+        from mockphone.tasks.todo_tasks import ensure_list
+
+        ensure_person(phone, self.params["name"], self.world)
+        ensure_list(phone, self.params["list"])
+        near = best(phone, self.params["category"], "km").name
+        maps = phone.app("maps").state
+        maps.saved = [x for x in maps.saved if x.name != near]
+
+    def derived_allowed(self, start: dict) -> list[str]:
+        near = _nearest_in(start, self.params["category"])
+        return [f"maps.saved[{near}]*"] if near else []
+
+    def check(self, phone: MockPhone) -> float:
+        start, p = self.start_state(phone), self.params
+        near = phone.state("maps").place(_nearest_in(start, p["category"]))
+        saved = set(phone.state("maps").saved_names()) == set(
+            k[len("maps.saved["):-len("].name")] for k in start if k.startswith("maps.saved[") and k.endswith("].name")
+        ) | {near.name}
+        new = [t for t in phone.state("todo").tasks if f"todo.tasks[{t.tid}].tid" not in start]
+        todo = len(new) == 1 and (new[0].title, new[0].due, new[0].list) == (p["errand"], p["due"], p["list"])
+        sent = phone.state("messages").sent_to(p["name"])
+        told = bool(sent) and near.address in sent[-1]
+        return fraction(saved, todo, told)
+
+    def _maps(self, ui: UI, rank: int) -> Iterator[Action]:
+        from mockphone.tasks.maps_tasks import open_category
+
+        yield from open_category(ui, self.params["category"], "Distance")
+        row = ui.find_all("place_row")[rank]
+        name = next(e for e in ui.elements() if e.parent == row.index and e.text).text
+        yield from ui.tap(text=name)
+        yield from ui.tap(rid="save")
+        yield from ui.long_press(rid="address")
+        self.place = name
+
+    def _todo(self, ui: UI) -> Iterator[Action]:
+        yield from ui.open("todo")
+        yield from ui.tap(rid="new_task")
+        yield from ui.type_into("title", self.params["errand"])
+        yield from ui.type_into("due", self.params["due"])
+        yield from ui.tap(text=self.params["list"])
+        yield from ui.tap(rid="save")
+
+    def _text(self, ui: UI, paste: bool = True) -> Iterator[Action]:
+        yield from ui.open("messages")
+        yield from ui.tap(rid="start_chat")
+        yield from ui.type_into("to", search_key(self.params["name"]))
+        yield from ui.tap(text=self.params["name"])
+        if paste:
+            yield from ui.long_press(rid="compose")
+        else:
+            yield from ui.type_into("compose", self.place)
+        yield from ui.tap(rid="send")
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._maps(ui, 0)
+        yield from self._todo(ui)
+        yield from self._text(ui)
+
+    def wrong_endings(self) -> dict:
+        def second(task):
+            def script(ui):
+                yield from task._maps(ui, 1)
+                yield from task._todo(ui)
+                yield from task._text(ui)
+            return script
+
+        def name_only(task):
+            def script(ui):
+                yield from task._maps(ui, 0)
+                yield from task._todo(ui)
+                yield from task._text(ui, paste=False)
+            return script
+
+        def no_todo(task):
+            def script(ui):
+                yield from task._maps(ui, 0)
+                yield from task._text(ui)
+            return script
+        return {"the-second-nearest": ending(second), "texted-the-name": ending(name_only),
+                "forgot-the-to-do": ending(no_todo)}
+
+
+TASKS = (CrossEventPlaceToScheduledRide, CrossMapsAddressToRide, CrossMapsRideFareToMessage, CrossMessagePromoToRides,
+         CrossNearestPlaceErrand)
