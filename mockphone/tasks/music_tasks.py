@@ -56,15 +56,26 @@ def ensure_playlist(phone: MockPhone, task: Task, name: str) -> Playlist:
     return found
 
 
-def open_song(ui: UI, title: str) -> Iterator[Action]:
+def to_tabs(ui: UI) -> Iterator[Action]:
+    """Open Music and go back until a tab page shows (a song or player page may be on top)."""
     yield from ui.open("music")
+    for _ in range(4):
+        if ui.find(rid="tab_search") is not None:
+            return
+        yield from ui.key("back")
+        if ui.phone.nav.foreground != "com.phoneloop.music":  # backed out of the app: open it at its root
+            yield from ui.open("music")
+
+
+def open_song(ui: UI, title: str) -> Iterator[Action]:
+    yield from to_tabs(ui)
     yield from ui.tap(rid="tab_search")
     yield from ui.type_into("query", title)
     yield from ui.tap(text=title, rid="android:id/title")
 
 
 def open_playlist(ui: UI, name: str) -> Iterator[Action]:
-    yield from ui.open("music")
+    yield from to_tabs(ui)
     yield from ui.tap(rid="tab_library")
     yield from ui.tap(text=name)
 
