@@ -40,22 +40,26 @@ _HEADLINES = {
               "New border crossing opens near {place}", "Elections called early in {place}"),
     "Business": ("{place} retailer posts record {thing} sales", "Shares of {thing} makers rise sharply",
                  "Central bank holds rates as {thing} prices ease", "Start-up raises funds for {thing} delivery"),
-    "Tech": ("New phone promises two-day {thing} battery", "Open-source {thing} tool tops the charts",
-             "City tests driverless {thing} shuttles", "Chip maker unveils faster {thing} processor"),
+    "Tech": ("New {thing} promises two-day battery", "Open-source {thing} app tops the charts",
+             "City tests driverless shuttles in {place}", "Chip maker unveils a faster {thing} processor"),
     "Sports": ("{place} wins the cup after extra time", "Marathon record falls in {place}",
                "Rookie leads {place} to a late comeback", "Tennis star withdraws from {place} open"),
-    "Science": ("Telescope spots water on a distant {thing}", "Researchers map the {place} coral reef",
-                "New species of {thing} found in rainforest", "Study links sleep and {thing} memory"),
+    "Science": ("Rare {thing} seen again near {place}", "Researchers map the {place} coral reef",
+                "New species of {thing} found in rainforest", "{place} lab tracks {thing} migration"),
 }
 _HEADLINES_ZH = {
     "World": ("各国领导人会面商讨{thing}议题", "洪水致{place}地区多条道路封闭", "{place}附近新口岸开通", "{place}宣布提前举行选举"),
     "Business": ("{place}零售商{thing}销量创新高", "{thing}制造商股价大涨", "{thing}价格回落 央行维持利率", "初创公司为{thing}配送融资"),
-    "Tech": ("新手机{thing}续航可达两天", "开源{thing}工具登顶榜单", "城市试点无人驾驶{thing}接驳车", "芯片厂商发布更快的{thing}处理器"),
+    "Tech": ("新款{thing}续航可达两天", "开源{thing}应用登顶榜单", "{place}试点无人驾驶接驳车", "芯片厂商发布更快的{thing}处理器"),
     "Sports": ("{place}加时赛后夺冠", "{place}马拉松纪录被打破", "新秀带领{place}逆转取胜", "网球名将退出{place}公开赛"),
-    "Science": ("望远镜在遥远{thing}上发现水", "研究人员绘制{place}珊瑚礁地图", "雨林中发现新{thing}物种", "研究发现睡眠与{thing}记忆有关"),
+    "Science": ("{place}附近再次发现罕见{thing}", "研究人员绘制{place}珊瑚礁地图", "雨林中发现新{thing}物种", "{place}实验室追踪{thing}迁徙"),
 }
-_THINGS = ("solar", "coffee", "bicycle", "river", "planet", "frog", "trade", "music", "battery", "rail")
-_THINGS_ZH = ("太阳能", "咖啡", "自行车", "河流", "行星", "蛙类", "贸易", "音乐", "电池", "铁路")
+_THINGS = {"World": ("trade", "climate", "water", "rail"), "Business": ("coffee", "bicycle", "solar", "furniture"),
+           "Tech": ("phone", "laptop", "tablet", "camera"), "Sports": ("trade", "climate", "water", "rail"),
+           "Science": ("frog", "beetle", "orchid", "butterfly")}
+_THINGS_ZH = {"World": ("贸易", "气候", "水资源", "铁路"), "Business": ("咖啡", "自行车", "太阳能", "家具"),
+              "Tech": ("手机", "笔记本电脑", "平板", "相机"), "Sports": ("贸易", "气候", "水资源", "铁路"),
+              "Science": ("蛙类", "甲虫", "兰花", "蝴蝶")}
 _PLACES = ("Lakeside", "Northfield", "Port Elm", "Brookhaven", "Westmoor", "Cedar Bay", "Ashford", "Redwater")
 _PLACES_ZH = ("湖滨", "北原", "榆港", "溪城", "西沼", "杉湾", "白石", "赤水")
 
@@ -139,7 +143,7 @@ def news(world: World) -> WorldNews:
     for i, age in enumerate(ages):
         sec = SECTIONS[i % 5]
         while True:
-            title = rng.choice(heads[sec]).format(thing=rng.choice(things), place=rng.choice(places))
+            title = rng.choice(heads[sec]).format(thing=rng.choice(things[sec]), place=rng.choice(places))
             if title not in titles:
                 titles.add(title)
                 break
