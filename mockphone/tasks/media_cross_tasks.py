@@ -229,4 +229,83 @@ class CrossRideFareToMail(Task):
         return {"another-trips-fare": ending(other), "a-new-quote-instead": ending(quote)}
 
 
-TASKS = (CrossMapsAddressToEvent, CrossMessageSongToPlaylist, CrossRideFareToMail)
+class CrossRainiestDayToTodo(Task):
+    """Weather -> To-do: a to-do due on the day rain is most likely in a city (the forecast day turned into a date)."""
+
+    template = ("Add a to-do \"{errand}\" to my {list} list, due on the day this week when rain is most likely "
+                "in {city} according to Weather.")
+    app_names = ("weather", "todo")
+    category = "cross-app"
+    complexity = 12.0
+    allowed = ("todo.tasks[+1]*",)
+    schema = {"errand": Param(str), "list": Param(str, doc="one of the seed's to-do lists"),
+              "city": Param(str, doc="a city of the seed's Weather")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        from mockphone import world as worlds
+
+        w = world if world is not None else worlds.generate(0)
+        return {"errand": rng.choice(("带伞", "收好阳台的衣服", "穿雨靴") if w.zh else
+                                     ("Take an umbrella", "Bring in the laundry", "Wear rain boots")),
+                "list": rng.choice(sorted({t.list for t in w.todo})), "city": rng.choice(w.weather).name}
+
+    def setup(self, phone: MockPhone) -> None:
+        from mockphone.tasks.todo_tasks import ensure_list
+        from mockphone.tasks.weather_tasks import ensure_city
+
+        ensure_city(phone, self, self.params["city"])
+        ensure_list(phone, self.params["list"])
+
+    def _day(self, phone: MockPhone, key) -> str:
+        from mockphone.apps.weather import day_of
+
+        days = phone.app("weather").state.city(self.params["city"]).days
+        return day_of(max(range(7), key=lambda i: key(days[i]))).isoformat()
+
+    def check(self, phone: MockPhone) -> float:
+        start, p = self.start_state(phone), self.params
+        new = [t for t in phone.state("todo").tasks if f"todo.tasks[{t.tid}].tid" not in start]
+        return float(len(new) == 1 and (new[0].title, new[0].list, new[0].due)
+                     == (p["errand"], p["list"], self._day(phone, lambda d: d.rain)))
+
+    def _add(self, ui: UI, due: str) -> Iterator[Action]:
+        yield from ui.open("todo")
+        yield from ui.tap(rid="new_task")
+        yield from ui.type_into("title", self.params["errand"])
+        yield from ui.type_into("due", due)
+        yield from ui.tap(text=self.params["list"])
+        yield from ui.tap(rid="save")
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        from mockphone.apps.weather import day_of
+        from mockphone.tasks import answers
+        from mockphone.tasks.weather_tasks import open_city
+
+        yield from open_city(ui, self.params["city"])
+        rows = yield from ui.collect("day_row")  # the week in order: row i is day i from today
+        wettest = max(range(len(rows)), key=lambda i: answers.numbers(rows[i][1])[0])
+        yield from self._add(ui, day_of(wettest).isoformat())
+
+    def wrong_endings(self) -> dict:
+        def warmest(task):
+            def script(ui):
+                due = task._day(ui.phone, lambda d: d.high)
+                if due == task._day(ui.phone, lambda d: d.rain):  # the same day: the day after then
+                    import datetime as dt
+
+                    due = (dt.date.fromisoformat(due) + dt.timedelta(days=1)).isoformat()
+                yield from task._add(ui, due)
+            return script
+
+        def today(task):
+            def script(ui):
+                from mockphone.apps.weather import FIRST_DAY
+
+                wet = task._day(ui.phone, lambda d: d.rain)
+                yield from task._add(ui, FIRST_DAY.isoformat() if wet != FIRST_DAY.isoformat() else "2026-03-03")
+            return script
+        return {"the-warmest-day": ending(warmest), "due-today": ending(today)}
+
+
+TASKS = (CrossMapsAddressToEvent, CrossMessageSongToPlaylist, CrossRainiestDayToTodo, CrossRideFareToMail)

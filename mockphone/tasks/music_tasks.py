@@ -510,5 +510,89 @@ class CrossMusicNowPlayingToMessage(Task):
         return {"texted-the-artist": ending(artist), "same-artists-other-song": ending(other)}
 
 
+class MusicMixtape(Task):
+    """Long-horizon, one app: a new playlist holding the longest song of each of two artists, in order."""
+
+    template = ("Create a playlist called \"{name}\" in Music with the longest song by {first} and then the longest "
+                "song by {second}.")
+    app_names = ("music",)
+    complexity = 18.0
+    allowed = ("music.playlists[{name}]*",)
+    schema = {"name": Param(str), "first": Param(str, doc="an artist of the seed's catalogue"),
+              "second": Param(str, doc="another artist")}
+
+    @classmethod
+    def generate_random_params(cls, rng, world=None):
+        w = _world(world)
+        first, second = rng.sample(sorted({s.artist for s in w.music}), 2)
+        return {"name": rng.choice(NEW_PLAYLISTS_ZH if w.zh else NEW_PLAYLISTS), "first": first, "second": second}
+
+    def setup(self, phone: MockPhone) -> None:
+        for s in self.world.music:
+            if s.artist in (self.params["first"], self.params["second"]):
+                ensure_song(phone, self, s.title)
+        state = phone.app("music").state
+        state.playlists = [p for p in state.playlists if p.name != self.params["name"]]
+
+    def _ranked(self, phone: MockPhone, artist: str) -> list[Song]:
+        return sorted((s for s in phone.app("music").state.songs if s.artist == artist),
+                      key=lambda s: (-s.seconds, s.title))
+
+    def check(self, phone: MockPhone) -> float:
+        p = phone.state("music").playlist(self.params["name"])
+        want = (self._ranked(phone, self.params["first"])[0].title, self._ranked(phone, self.params["second"])[0].title)
+        return fraction(p is not None, p is not None and p.songs == want)
+
+    def _create(self, ui: UI) -> Iterator[Action]:
+        yield from to_tabs(ui)
+        yield from ui.tap(rid="tab_library")
+        yield from ui.tap(rid="new_playlist")
+        yield from ui.type_into("name", self.params["name"])
+        yield from ui.tap(rid="create")
+        yield from ui.key("back")
+
+    def _add_by(self, ui: UI, artist: str, longest: bool = True) -> Iterator[Action]:
+        yield from to_tabs(ui)
+        yield from ui.tap(rid="tab_search")
+        yield from ui.type_into("query", artist)
+        rows = [r for r in (yield from ui.collect("song_row")) if r[1].startswith(artist)]
+
+        def secs(r: list[str]) -> int:
+            m, s = r[-1].split(":")
+            return int(m) * 60 + int(s)
+        pick = (max if longest else min)(rows, key=secs)[0]
+        yield from ui.tap(text=pick, rid="android:id/title")
+        yield from ui.tap(rid="add_to_playlist")
+        yield from ui.tap(text=self.params["name"])
+
+    def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._create(ui)
+        yield from self._add_by(ui, self.params["first"])
+        yield from self._add_by(ui, self.params["second"])
+
+    def wrong_endings(self) -> dict:
+        def shortest(task):
+            def script(ui):
+                yield from task._create(ui)
+                yield from task._add_by(ui, task.params["first"], longest=False)
+                yield from task._add_by(ui, task.params["second"], longest=False)
+            return script
+
+        def reversed_order(task):
+            def script(ui):
+                yield from task._create(ui)
+                yield from task._add_by(ui, task.params["second"])
+                yield from task._add_by(ui, task.params["first"])
+            return script
+
+        def first_only(task):
+            def script(ui):
+                yield from task._create(ui)
+                yield from task._add_by(ui, task.params["first"])
+            return script
+        return {"the-shortest-songs": ending(shortest), "reversed-order": ending(reversed_order),
+                "only-the-first-artist": ending(first_only)}
+
+
 TASKS = (CrossMusicNowPlayingToMessage, MusicAddToPlaylist, MusicAnswerAlbum, MusicAnswerLongest, MusicCreatePlaylist,
-         MusicDeletePlaylist, MusicLikeSong, MusicPlaySong, MusicRemoveFromPlaylist, MusicShufflePlaylist)
+         MusicDeletePlaylist, MusicLikeSong, MusicMixtape, MusicPlaySong, MusicRemoveFromPlaylist, MusicShufflePlaylist)

@@ -163,5 +163,6 @@ def test_carrying_the_stale_value_instead_of_the_fresh_one_scores_zero(task, sta
 def test_long_horizon_templates_need_fifteen_steps_or_more():
     from mockphone.tasks.catalog import oracle_steps
 
-    for name in ("CrossMapsRideFareToMessage", "CrossEventPlaceToScheduledRide", "CrossNearestPlaceErrand"):
+    for name in ("CrossMapsRideFareToMessage", "CrossEventPlaceToScheduledRide", "CrossNearestPlaceErrand",
+                 "MusicMixtape"):
         assert min(len(oracle_steps(REGISTRY[name], s)) for s in range(3)) >= 15, name
