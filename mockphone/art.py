@@ -165,10 +165,60 @@ def _clipboard(d: Draw, s: int, bg: tuple) -> None:
         d.line((s * 0.45, s * y, s * 0.65, s * y), fill=bg, width=_w(s, 0.03))
 
 
+def _pin(d: Draw, s: int, bg: tuple) -> None:
+    c, r = s / 2, s * 0.17
+    d.ellipse((c - r, s * 0.22, c + r, s * 0.22 + 2 * r), fill="white")
+    d.polygon(((c - r * 0.92, s * 0.22 + r * 1.35), (c + r * 0.92, s * 0.22 + r * 1.35), (c, s * 0.78)), fill="white")
+    h = r * 0.42
+    d.ellipse((c - h, s * 0.22 + r - h, c + h, s * 0.22 + r + h), fill=bg)
+
+
+def _car(d: Draw, s: int, bg: tuple) -> None:
+    d.polygon(((s * 0.32, s * 0.46), (s * 0.38, s * 0.32), (s * 0.62, s * 0.32), (s * 0.68, s * 0.46)), fill="white")
+    d.rounded_rectangle((s * 0.22, s * 0.44, s * 0.78, s * 0.62), radius=s * 0.05, fill="white")
+    d.rectangle((s * 0.41, s * 0.36, s * 0.59, s * 0.44), fill=bg)
+    for x in (0.34, 0.66):
+        r = s * 0.07
+        d.ellipse((s * x - r, s * 0.62 - r, s * x + r, s * 0.62 + r), fill="white", outline=bg, width=_w(s, 0.03))
+
+
+def _checklist(d: Draw, s: int, bg: tuple) -> None:
+    for i, y in enumerate((0.32, 0.5, 0.68)):
+        d.rounded_rectangle((s * 0.24, s * y - s * 0.05, s * 0.34, s * y + s * 0.05), radius=s * 0.02,
+                            fill="white" if i < 2 else None, outline="white", width=_w(s, 0.025))
+        d.line((s * 0.42, s * y, s * 0.76, s * y), fill="white", width=_w(s, 0.045))
+
+
+def _sun_cloud(d: Draw, s: int, bg: tuple) -> None:
+    r = s * 0.13
+    d.ellipse((s * 0.3 - r, s * 0.36 - r, s * 0.3 + r, s * 0.36 + r), fill="#ffd54f")
+    d.ellipse((s * 0.3, s * 0.42, s * 0.56, s * 0.66), fill="white")
+    d.ellipse((s * 0.46, s * 0.36, s * 0.74, s * 0.64), fill="white")
+    d.rounded_rectangle((s * 0.26, s * 0.54, s * 0.78, s * 0.68), radius=s * 0.07, fill="white")
+
+
+def _music_note(d: Draw, s: int, bg: tuple) -> None:
+    w = _w(s, 0.06)
+    d.line((s * 0.44, s * 0.66, s * 0.44, s * 0.28, s * 0.68, s * 0.22, s * 0.68, s * 0.6), fill="white", width=w,
+           joint="curve")
+    for x, y in ((0.38, 0.66), (0.62, 0.6)):
+        r = s * 0.08
+        d.ellipse((s * x - r, s * y - r * 0.8, s * x + r, s * y + r * 0.8), fill="white")
+
+
+def _newspaper(d: Draw, s: int, bg: tuple) -> None:
+    d.rounded_rectangle((s * 0.24, s * 0.28, s * 0.76, s * 0.72), radius=s * 0.04, fill="white")
+    d.rectangle((s * 0.3, s * 0.34, s * 0.48, s * 0.5), fill=bg)
+    for y in (0.36, 0.44, 0.56, 0.64):
+        x1 = 0.52 if y < 0.5 else 0.3
+        d.line((s * x1, s * y, s * 0.7, s * y), fill=bg, width=_w(s, 0.03))
+
+
 GLYPHS: dict[str, Callable[[Draw, int, tuple], None]] = {
     "clock": _clock, "mail": _envelope, "settings": _gear, "shop": _cart, "calendar": _calendar,
     "contacts": _person, "messages": _bubble, "superapp": _two_bubbles, "notes": _note, "files": _folder,
-    "bank": _bank, "assistant": _sparkle, "forms": _clipboard,
+    "bank": _bank, "assistant": _sparkle, "forms": _clipboard, "maps": _pin, "rides": _car,
+    "todo": _checklist, "weather": _sun_cloud, "music": _music_note, "news": _newspaper,
 }
 
 

@@ -236,6 +236,15 @@ ZH: dict[str, str] = {
     "Sign-in is not available": "暂时无法登录",
 }
 
+
+def _app_strings() -> dict[str, str]:
+    from mockphone.apps.catalog_zh import STRINGS  # the Maps, Rides, To-do, Weather, Music and News apps' labels
+
+    return STRINGS
+
+
+ZH.update(_app_strings())
+
 _WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 
 

@@ -29,7 +29,8 @@ DOMAINS: dict[str, str] = {
     "settings": "system", "clock": "productivity", "calendar": "productivity", "notes": "productivity",
     "files": "documents", "contacts": "communication", "messages": "communication", "mail": "communication",
     "shop": "shopping", "superapp": "lifestyle", "bank": "finance", "assistant": "ai-assistant",
-    "forms": "web",
+    "forms": "web", "maps": "navigation", "rides": "transport",
+    "todo": "productivity", "weather": "weather", "music": "music", "news": "news",
 }
 SYSTEM_PATHS = ("system.settings", "system.clipboard")  # phone-wide state every instance may read
 
