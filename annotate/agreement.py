@@ -42,7 +42,7 @@ def agreement(lake, tolerance_px: float = 14.0) -> dict[str, Any]:
     rows = lake.sql("""
         SELECT a.target, a.episode_id, a.step_index, a.annotator, a.action_json, a.step_correct, a.outcome,
                a.lead_time, s.action_json AS recorded_json
-        FROM annotations a LEFT JOIN steps s ON a.target = 'step' AND s.episode_id = a.episode_id
+        FROM annotations_current a LEFT JOIN steps s ON a.target = 'step' AND s.episode_id = a.episode_id
                                               AND s.step_index = a.step_index
         WHERE a.status = 'accepted' AND a.annotator IS NOT NULL AND NOT coalesce(a.is_review, false)
         QUALIFY row_number() OVER (PARTITION BY a.target, a.episode_id, a.step_index, a.annotator

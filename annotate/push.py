@@ -50,7 +50,7 @@ _CONFIDENCE = ("coalesce(try_cast(json_extract(s.meta_json, '$.score') AS DOUBLE
                "try_cast(json_extract(s.meta_json, '$.parse_confidence') AS DOUBLE))")
 _VOTE = ("coalesce(json_extract_string(a.action_json, '$.type'), "
          "CASE WHEN a.step_correct = false THEN '__incorrect__' ELSE '__recorded__' END)")
-_STEP_ANNOTATIONS = ("FROM annotations a WHERE a.target = 'step' AND a.status = 'accepted' "
+_STEP_ANNOTATIONS = ("FROM annotations_current a WHERE a.target = 'step' AND a.status = 'accepted' "
                      "AND a.episode_id = s.episode_id AND a.step_index = s.step_index")
 PRESETS = {
     "failed": "e.outcome = 'failure'",

@@ -37,8 +37,12 @@ ADDED: dict[int, dict[str, list[str]]] = {
         "episodes": ["instance"],
         "evals": ["suite", "overlap"],
     },
+    4: {
+        "annotations": ["replaces"],  # issue 33: healed identities and retractions name the row they supersede
+    },
 }
-NEW_TABLES: dict[int, list[str]] = {2: ["evals"], 3: ["tasksets"]}
+NEW_TABLES: dict[int, list[str]] = {2: ["evals"], 3: ["tasksets"],
+                                    4: ["webhook_inbox"]}  # issue 33: the webhook's durable queue
 
 
 def schema_at(table: str, version: int) -> pa.Schema | None:

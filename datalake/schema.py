@@ -13,6 +13,10 @@ Schema history:
   ``score``, ``perturbation``; steps ``meta_json`` and ``pairing`` (the recorder's
   ok | uncertain); annotations: Label Studio project/task/annotation ids, annotator
   id and email, Label Studio's created/updated times and lead time, review rows.
+- v3: ``tasksets`` table; episodes ``instance``; evals ``suite`` and ``overlap``.
+- v4: annotations ``replaces`` (a healed identity or a retraction names the row it
+  supersedes; retraction rows have status ``retracted``); ``webhook_inbox`` table (the
+  webhook's durable queue: deliveries stored before they are acknowledged).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from datalake.storage import filesystem
 
 from datalake.errors import LakeError, LakeNotFound, TableNotFound, UnsupportedSchemaVersion
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MARKER = "phoneloop.json"
 
 _TS = pa.timestamp("us", tz="UTC")
@@ -116,6 +120,8 @@ ANNOTATIONS = pa.schema([
     pa.field("lead_time", pa.float64()),  # seconds the annotator spent (Label Studio's lead_time)
     pa.field("ls_created_at", _TS),
     pa.field("ls_updated_at", _TS),
+    # v4 (issue 33)
+    pa.field("replaces", pa.string()),  # the annotation_id this row supersedes (identity healed) or retracts
 ])
 
 DATASETS = pa.schema([
@@ -195,6 +201,16 @@ TASKSETS = pa.schema([  # v3: one row per instance of a task set or an evaluatio
     pa.field("created_at", _TS, nullable=False),
 ])
 
+WEBHOOK_INBOX = pa.schema([  # v4 (issue 33): webhook deliveries, stored before they are acknowledged
+    pa.field("delivery_id", pa.string(), nullable=False),  # sha256 of the body
+    pa.field("kind", pa.string(), nullable=False),  # received | ingested | failed
+    pa.field("source", pa.string(), nullable=False),  # e.g. label-studio
+    pa.field("payload", pa.binary()),  # the body as received (received rows)
+    pa.field("annotation_id", pa.string()),  # the row it became (ingested rows)
+    pa.field("reason", pa.string()),  # why it could not become a row (failed rows)
+    pa.field("created_at", _TS, nullable=False),
+])
+
 TABLES: dict[str, pa.Schema] = {
     "episodes": EPISODES,
     "steps": STEPS,
@@ -205,6 +221,7 @@ TABLES: dict[str, pa.Schema] = {
     "quarantine": QUARANTINE,
     "evals": EVALS,
     "tasksets": TASKSETS,
+    "webhook_inbox": WEBHOOK_INBOX,
 }
 
 

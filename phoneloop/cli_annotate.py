@@ -167,7 +167,10 @@ def pull(project: ProjectOpt, lake: LakeOpt = "./lake", json_out: JsonOpt = Fals
         print_json(asdict(report))
     else:
         console.print(f"{report.written} annotations written, {report.skipped} already in the lake, "
+                      f"{report.retracted} retracted (deleted in Label Studio), {report.healed} healed, "
                       f"{report.quarantined} quarantined ({report.already_quarantined} quarantined before)")
+        for warning in report.warnings:
+            err_console.print(f"warning: {warning}")
         for reason in report.reasons:
             err_console.print(f"  quarantined {reason}")
     if report.quarantined:

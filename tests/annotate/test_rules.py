@@ -104,10 +104,35 @@ def test_a_reviewers_annotation_is_a_review_row_and_wins(lake, tmp_path, monkeyp
     accept = ingest(lake, payload([choice("review", "accept")], annotation_id=3, completed_by=5), people)
     assert (accept["is_review"], accept["review_verdict"], accept["action_json"]) == (True, "accept", None)
     assert resolved(lake)["resolved_by"] == "majority"  # an accept leaves the annotators' answer
-    fix = ingest(lake, payload(tap(90, 200), annotation_id=4, completed_by=5, updated_at="2026-12-01T11:00:00Z"),
-                 people)
+    fix = ingest(lake, payload([*tap(90, 200), choice("review", "fix")], annotation_id=4, completed_by=5,
+                               updated_at="2026-12-01T11:00:00Z"), people)
     assert (fix["is_review"], fix["review_verdict"]) == (True, "fix")
     assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "review"}
+
+
+def test_a_review_without_a_verdict_is_an_accept_and_keeps_the_correction(lake, tmp_path, monkeypatch):
+    monkeypatch.setenv("PHONELOOP_ANNOTATE_TEAM", str(tmp_path / "team.json"))
+    set_role(lake.uri, "carol@example.com", "reviewer")
+    people = People(users=PEOPLE.users, team=roles(lake.uri))
+    lake.write_episodes([EP])
+    ingest(lake, payload(tap(90, 200), annotation_id=1, completed_by=3), people)  # the annotator moved the tap
+    recorded = EP.steps[1].action
+    untouched = ingest(lake, payload(tap(recorded.x, recorded.y), annotation_id=2, completed_by=5,
+                                     updated_at="2026-12-01T11:00:00Z"), people)  # the pre-filled form, submitted
+    assert (untouched["review_verdict"], untouched["action_json"]) == ("accept", None)
+    assert "counted as accept" in untouched["note"]
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "latest"}
+
+
+def test_a_one_one_tie_is_labelled_tie_and_goes_to_the_more_experienced(lake):
+    lake.write_episodes([EP])
+    ingest(lake, payload(tap(30, 40), annotation_id=1, completed_by=3, updated_at="2026-12-01T10:00:01Z"), PEOPLE)
+    ingest(lake, payload(tap(90, 200), annotation_id=2, completed_by=4, updated_at="2026-12-01T10:00:02Z"), PEOPLE)
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "tie"}  # newest
+    ingest(lake, payload(tap(50, 50), step_index=2, annotation_id=3, completed_by=3), PEOPLE)  # ann has more now
+    assert resolved(lake) == {"action_type": "tap", "x": 30.0, "y": 40.0, "resolved_by": "tie"}
+    ingest(lake, payload(tap(32, 41), annotation_id=4, completed_by=5), PEOPLE)  # a third annotator agrees
+    assert resolved(lake)["resolved_by"] == "majority"
 
 
 def _annotation(step_index, action=None, correct=None, who="a"):

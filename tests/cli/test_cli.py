@@ -55,7 +55,7 @@ def lake_dir(tmp_path):
 def test_init_then_info_json_reports_counts_and_schema(lake_dir):
     result = invoke("lake", "info", "--lake", lake_dir, "--json")
     info = json.loads(result.output)
-    assert info["schema_version"] == 3 and info["rows"]["episodes"] == 0
+    assert info["schema_version"] == 4 and info["rows"]["episodes"] == 0
 
 
 def test_lake_from_environment_variable(lake_dir, monkeypatch):
