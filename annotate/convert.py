@@ -116,6 +116,10 @@ def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
         _episode_answer(row, fields, verdict)
     else:
         _step_answer(row, fields, _recorded(data.get("recorded_action")), verdict, notes)
+        if data.get("invalid") is True and row["step_correct"] is True and row["action_json"] is None:
+            raise InvalidPayload("the recorded step is invalid (the model's output did not parse, the phone "
+                                 "only waited): it cannot be marked correct; give the action it should have "
+                                 "taken or mark it incorrect")
     row["note"] = "\n".join(notes) or None
     row["replaces"] = None
     row["annotation_id"] = annotation_id(row)
