@@ -171,4 +171,5 @@ class LabelStudio:
         with self._call(f"create a webhook for project {project_id}"):
             return plain(self.sdk.webhooks.create(
                 url=url, project=project_id, send_payload=True, send_for_all_actions=False,
-                actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED"], headers=headers or {}, is_active=True))
+                actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"], headers=headers or {},
+                is_active=True))

@@ -88,8 +88,9 @@ IDENTITY = ("annotator", "annotator_id", "annotator_email", "is_review")  # who:
 _FIELD_OF = {"key": "key", "direction": "direction", "status": "status"}
 
 
-def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
-    """The ``annotations`` row for an event; raises InvalidPayload (nothing is written)."""
+def check(payload: Any) -> tuple[dict, dict, dict, dict[str, Any]]:
+    """What can be checked without the lake (the shape, every result item): (task, annotation,
+    task data, fields). The webhook runs it before it acknowledges; raises InvalidPayload."""
     if not isinstance(payload, dict) or payload.get("action") not in ACTIONS:
         raise InvalidPayload(f"webhook action must be one of {ACTIONS}")
     task, annotation = _obj(payload, "task"), _obj(payload, "annotation")
@@ -100,11 +101,20 @@ def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
     step_index = data.get("step_index")
     if step_index is not None and (not isinstance(step_index, int) or isinstance(step_index, bool)):
         raise InvalidPayload(f"task.data.step_index must be an integer, got {step_index!r}")
-    _check_target(lake, episode_id, step_index)
     results = annotation.get("result")
     if not isinstance(results, list):
         raise InvalidPayload("annotation.result must be a list")
     fields = read_results(results)
+    if fields.get("review") not in (None, *VERDICTS):
+        raise InvalidPayload(f"review must be one of {VERDICTS}, got {fields['review']!r}")
+    return task, annotation, data, fields
+
+
+def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
+    """The ``annotations`` row for an event; raises InvalidPayload (nothing is written)."""
+    task, annotation, data, fields = check(payload)
+    episode_id, step_index = data["episode_id"], data.get("step_index")
+    _check_target(lake, episode_id, step_index)
     row = {"target": "episode" if step_index is None else "step", "episode_id": episode_id,
            "step_index": step_index, "status": "accepted", "action_json": None, "step_correct": None,
            "outcome": None, **_label_studio(payload, task, annotation, people or People())}

@@ -183,6 +183,9 @@ def test_webhook_delivers_and_a_later_pull_adds_no_duplicate(lake, client, proje
     hook = hooks.register(client, project, api, "s3cret")
     assert hooks.register(client, project, api, "s3cret")["id"] == hook["id"]
     client.create_annotation(tasks_by_step(client, project)[0]["id"], [keypoint(50, 60)])
+    deadline = time.monotonic() + 60  # acknowledged at once, ingested moments later
+    while not annotations(Lake.open(lake.uri)) and time.monotonic() < deadline:
+        time.sleep(0.2)
     delivered = annotations(Lake.open(lake.uri))
     assert len(delivered) == 1 and json.loads(delivered[0]["action_json"])["type"] == "tap"
     report = pull.pull(Lake.open(lake.uri), client, project)
