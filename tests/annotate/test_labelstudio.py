@@ -224,3 +224,31 @@ def test_an_unparsed_step_reaches_label_studio_as_invalid_with_nothing_preselect
     assert "INVALID" in tasks[1]["data"]["action_text"]
     assert "click the thing maybe" in tasks[1]["data"]["model_text"] and "0.250" in tasks[1]["data"]["model_text"]
     assert 'value="$model_text"' in client.project(project)["label_config"]
+
+
+def test_serve_on_a_busy_port_fails_naming_it(tmp_path):
+    import socket
+
+    lake = Lake.init(tmp_path / "busy")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        with pytest.raises(ls.ServerFailedToStart, match=f"port {port} "):
+            ls.serve(lake.uri, port=port, say=lambda m: None)
+    assert ls.running(lake.uri) is None
+
+
+def test_serve_comes_back_on_its_port_after_a_crash(label_studio, ls_lake):
+    import os
+    import signal
+
+    before = ls.running(ls_lake.uri)
+    with before.client() as c:
+        c.projects()  # open connections: the crash leaves the port's connections in TIME_WAIT
+    os.kill(before.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while ls._alive(before.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    back = ls.serve(ls_lake.uri, say=lambda m: None)
+    assert back.url == label_studio.url and back.pid != before.pid
