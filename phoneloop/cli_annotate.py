@@ -28,7 +28,8 @@ def serve(lake: LakeOpt = "./lake",
           host: Annotated[str, typer.Option(
               help="Bind address (0.0.0.0 for a team behind a reverse proxy; see docs/annotation.md).")] = "127.0.0.1",
           port: Annotated[int | None, typer.Option(
-              help="Preferred port (default: the last one, else 8080; a free one is used if busy).")] = None,
+              help="Port: used exactly, or an error naming it when busy (default: the lake's last port, "
+                   "else 8080 or a free one).")] = None,
           api_url: Annotated[str | None, typer.Option(
               help="The phoneloop API as Label Studio reaches it: the only private address its webhooks may "
                    "reach (default PHONELOOP_API_URL or http://127.0.0.1:8765).")] = None,

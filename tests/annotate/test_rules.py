@@ -195,3 +195,23 @@ def test_episode_tasks_draw_each_steps_action_on_its_frame(lake):
     assert [r["item_index"] for r in overlay] == [0, 1, 2]  # the three taps; the terminate has no point
     assert all(r["to_name"] == "frames" for r in overlay) and len(task["data"]["images"]) == 4
     assert task["data"]["steps_text"].splitlines()[0] == "1. tap at 20,30"
+
+
+def test_a_later_listing_heals_rows_stored_under_a_bare_id(lake, tmp_path, monkeypatch):
+    from annotate.reconcile import heal
+
+    monkeypatch.setenv("PHONELOOP_ANNOTATE_TEAM", str(tmp_path / "team.json"))
+    set_role(lake.uri, "carol@example.com", "reviewer")
+    lake.write_episodes([EP])
+    unlisted = People(warning="cannot list Label Studio users (HTTP 401)")
+    ingest(lake, payload(tap(30, 40), annotation_id=1, completed_by=3), unlisted)
+    ingest(lake, payload([*tap(90, 200), choice("review", "fix")], annotation_id=2, completed_by=5), unlisted)
+    assert resolved(lake)["resolved_by"] == "tie"  # the reviewer's fix counted as a second annotator's vote
+    assert heal(lake, unlisted) == 0  # still no listing: nothing to heal with
+    listed = People(users=PEOPLE.users, team=roles(lake.uri))
+    assert heal(lake, listed) == 2 and heal(lake, listed) == 0
+    current = lake.sql("SELECT annotator, is_review, review_verdict FROM annotations_current "
+                       "ORDER BY annotator").to_pylist()
+    assert current == [{"annotator": "ann@example.com", "is_review": False, "review_verdict": None},
+                       {"annotator": "carol@example.com", "is_review": True, "review_verdict": "fix"}]
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "review"}
