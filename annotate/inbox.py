@@ -18,8 +18,10 @@ writes what is missing; row ids are deterministic, so nothing doubles.
 
 ``ANNOTATIONS_DELETED`` deliveries retract the annotations they name
 (``annotate.reconcile``). After a drain whose users were listed, rows stored under a
-bare user id are healed. ``PHONELOOP_WEBHOOK_INGEST_DELAY_S`` delays the background
-ingest (benchmarks measure the acknowledgement alone; tests stop a process in between).
+bare user id are healed. The background ingest waits ``COALESCE_S`` after a kick, so
+deliveries arriving together become one drain (and one commit) instead of competing with
+the acknowledgements; ``PHONELOOP_WEBHOOK_INGEST_DELAY_S`` sets that wait (tests stop a
+process in between with a long one).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
-from deltalake import write_deltalake
+from deltalake import DeltaTable, write_deltalake
 
 from annotate import reconcile
 from annotate.convert import check, to_row
@@ -48,6 +50,9 @@ DELETED = "ANNOTATIONS_DELETED"
 SOURCE = "label-studio"
 QUARANTINE_ORIGIN = "label-studio:webhook"
 IDLE_S = 30.0  # a background ingestor with nothing to do for this long ends (the next kick starts one)
+COALESCE_S = 0.25  # after a kick, wait this long so deliveries arriving together are drained in one go
+_INBOXES: dict[str, DeltaTable] = {}
+_INBOX_LOCK = threading.Lock()
 log = logging.getLogger("phoneloop.annotate")
 
 
@@ -65,8 +70,13 @@ def receive(lake: Lake, body: bytes) -> str:
     lake.check_writable()
     delivery = hashlib.sha256(body).hexdigest()
     row = {"delivery_id": delivery, "kind": "received", "source": SOURCE, "payload": body, "created_at": S.now()}
-    write_deltalake(lake.table_uri("webhook_inbox"), pa.Table.from_pylist([row], schema=S.WEBHOOK_INBOX),
-                    mode="append", storage_options=lake.storage_options)
+    data = pa.Table.from_pylist([row], schema=S.WEBHOOK_INBOX)
+    uri = lake.table_uri("webhook_inbox")
+    with _INBOX_LOCK:  # one open table per lake: an append then reads only the log's new entries
+        table = _INBOXES.get(uri)
+        if table is None:
+            table = _INBOXES[uri] = DeltaTable(uri, storage_options=lake.storage_options)
+        write_deltalake(table, data, mode="append")
     return delivery
 
 
@@ -190,7 +200,9 @@ class Ingestor:
     def __init__(self, lake_uri: str, storage_options: dict[str, str] | None = None, *, idle_s: float = IDLE_S,
                  delay_s: float | None = None):
         self.lake_uri, self.storage_options, self.idle_s = lake_uri, storage_options, idle_s
-        self.delay_s = float(os.environ.get("PHONELOOP_WEBHOOK_INGEST_DELAY_S", "0")) if delay_s is None else delay_s
+        if delay_s is None:
+            delay_s = float(os.environ.get("PHONELOOP_WEBHOOK_INGEST_DELAY_S", COALESCE_S))
+        self.delay_s = delay_s
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
