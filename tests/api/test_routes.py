@@ -5,7 +5,7 @@ from tests.api.conftest import gestures_episode
 
 def test_health_names_the_lake_without_its_path(client, shared_lake):
     r = client.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok", "lake": "lake", "schema_version": 3}
+    assert r.status_code == 200 and r.json() == {"status": "ok", "lake": "lake", "schema_version": 4}
     assert shared_lake.uri not in r.text
 
 
