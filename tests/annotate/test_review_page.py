@@ -125,7 +125,7 @@ def unparsed(wifi_lake, locked_api, label_studio):
     from annotate import people
 
     ep = Lake.open(wifi_lake.uri).episode(Lake.open(wifi_lake.uri).sql(
-        "SELECT episode_id FROM episodes LIMIT 1").column(0)[0].as_py())
+        "SELECT episode_id FROM episodes ORDER BY num_steps DESC LIMIT 1").column(0)[0].as_py())
     steps = list(ep.steps)
     steps[1] = replace(steps[1], action=Action("wait"), raw_output="invalid: no action\nI will tap the blue knob",
                        meta={"score": 0.31})
@@ -147,7 +147,8 @@ def test_an_annotator_logs_in_and_sees_an_unparsed_step_as_invalid_with_nothing_
         for text in ("INVALID", "I will tap the blue knob", "score: 0.310"):
             assert page.get_by_text(text, exact=False).first.is_visible(), text
         page.get_by_text("Action type", exact=False).first.wait_for(timeout=30_000)
-        assert page.locator("input:checked").count() == 0  # no action type, no yes/no, no verdict pre-ticked
+        checked = page.locator("input:checked:not(.lsf-radio-group-dm__input)")  # not the data manager's density
+        assert checked.count() == 0  # no action type, no yes/no, no verdict pre-ticked
 
     _in_browser(label_studio, report.project_id, task["id"], check, login=(user["email"], user["password"]))
 
