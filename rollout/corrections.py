@@ -47,7 +47,7 @@ ORDER BY episode_id
 
 CORRECTIONS = """
 SELECT a.annotation_id, a.episode_id, a.step_index, a.action_json, a.annotator, a.origin
-FROM annotations a JOIN episodes e USING (episode_id)
+FROM annotations_current a JOIN episodes e USING (episode_id)  -- retracted and superseded rows left out
 WHERE a.target = 'step' AND a.action_json IS NOT NULL AND coalesce(a.step_correct, false) = false
   AND a.status <> 'rejected' AND coalesce(a.is_review, false) = false
   AND e.source = 'rollout' AND e.outcome = 'failure'
