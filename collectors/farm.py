@@ -25,9 +25,10 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
-from collectors.adb_phone import AdbPhone, client, list_devices
-from collectors.errors import CollectorError, DeviceNotFound
-from collectors.loop import CollectReport, OraclePolicy
+from collectors.collect import CollectReport
+from phones.adb_phone import AdbPhone, client, list_devices
+from phones.episode import OraclePolicy
+from phones.errors import DeviceNotFound, PhoneError
 
 OFFLINE = "device_offline"
 
@@ -60,7 +61,7 @@ def list_phones(host: str = "127.0.0.1", port: int | None = None) -> list[PhoneR
                 d = phone.device()
                 row.width, row.height, row.dpi, row.model, row.kind = d.width, d.height, d.extra["dpi"], \
                     d.extra["model"], d.kind
-            except CollectorError as exc:
+            except PhoneError as exc:
                 row.error = str(exc)
         rows.append(row)
     return rows
@@ -128,7 +129,7 @@ def health(phone: AdbPhone, needs_ime: bool, min_battery: int) -> str | None:
     if level is not None and level < min_battery:
         return f"battery {level}% < {min_battery}%"
     if needs_ime:
-        from collectors.text import ADB_KEYBOARD
+        from phones.text import ADB_KEYBOARD
 
         if ADB_KEYBOARD not in phone.run("ime list -s"):
             return f"non-ASCII typing needs the ADBKeyBoard IME ({ADB_KEYBOARD}), not installed"
@@ -155,7 +156,7 @@ def _connect(ref: PhoneRef, opts: FarmOptions, stop: threading.Event) -> tuple[A
     for attempt in range(opts.reconnects + 1):
         try:
             return AdbPhone(ref.serial, host=ref.host, port=ref.port), ""
-        except CollectorError as exc:
+        except PhoneError as exc:
             last = str(exc)
         if attempt < opts.reconnects and stop.wait(wait):
             break

@@ -32,8 +32,9 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from collectors.errors import CollectorError, EpisodeAborted
-from collectors.loop import CollectReport, _instantiate, run_episode
+from collectors.collect import CollectReport
+from phones.episode import instantiate, run_episode
+from phones.errors import PhoneError
 
 WORKER = "collectors.farm_pool:work"
 WRITE_EVERY, FLUSH_SECONDS = 4, 2.0  # episodes per commit, or sooner after this long
@@ -184,7 +185,7 @@ def _run_job(phone, ref, factory, job: dict, opts) -> tuple[dict, Any]:
         ep = run_episode(phone, factory(phone, task), task if task is not None else job["task"], seed=job["seed"],
                          max_steps=opts.max_steps, meta={"serial": ref.serial, "adb": f"{ref.host}:{ref.port}",
                                                          "attempt": job["attempts"] + 1})
-    except (EpisodeAborted, CollectorError) as exc:  # gone before the first step, or during the health check
+    except PhoneError as exc:  # gone before the first step, or during the health check
         return {"kind": "offline", "recorded": False, "error": str(exc)}, None
     if not str(ep.meta.get("failure_reason", "")).startswith("device offline"):
         return {"kind": "episode", "outcome": ep.outcome}, ep

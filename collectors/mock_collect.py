@@ -39,10 +39,10 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from collectors.errors import CollectorError, EpisodeAborted
 from collectors.human import HumanOracle, plan_variant
-from collectors.loop import run_episode
 from datalake.lake import Lake
+from phones.episode import run_episode
+from phones.errors import PhoneError
 from rollout.backends import QUEUE_LOST
 from rollout.errors import QueuesLost
 
@@ -229,8 +229,8 @@ def _absorb(report: MockCollectReport, message: dict) -> int:
 
 def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int | None = None) -> None:
     """One worker's main loop (a spawned process or a Ray actor): jobs in, episodes to the lake in batches."""
-    from mockphone.phone import MockPhone
     from mockphone.perturb import load_profile
+    from mockphone.phone import MockPhone
 
     spec = MockCollectSpec(**spec_dict)
     profile = load_profile(spec.perturb)
@@ -284,7 +284,7 @@ def _one(phone, make_phone, job: dict, spec: MockCollectSpec, index: int, result
         policy = HumanOracle(phone, task, seed=seed, **plan)
         meta = {"phone": "mock", "worker": index, "noise": spec.noise, "detours": spec.detours}
         episode = run_episode(phone, policy, task, seed=seed, max_steps=ORACLE_MAX_STEPS, meta=meta)
-    except (CollectorError, EpisodeAborted, MockPhoneError) as exc:
+    except (PhoneError, MockPhoneError) as exc:
         results.put({"kind": "error", "phone": index, "job": job,
                      "error": f"{name} seed {seed}: {type(exc).__name__}: {exc}"})
         return None

@@ -46,12 +46,13 @@ def run(
 
     Example: phoneloop collect run --task 'app:settings' --seeds 3 --adb 127.0.0.1:5037 --adb 10.0.0.7:5037
     """
+    from collectors.collect import collect
     from collectors.errors import CollectorError
     from collectors.farm import collect_on_devices, load_policy_factory
-    from collectors.loop import collect
     from datalake.errors import LakeError
     from mockphone.errors import UnknownTask
     from mockphone.tasks import registry
+    from phones.errors import PhoneError
     from rollout.errors import RolloutError
 
     try:
@@ -68,7 +69,7 @@ def run(
 
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
-    except (UnknownTask, CollectorError, LakeError, RolloutError, ValueError, ImportError, AttributeError) as exc:
+    except (UnknownTask, CollectorError, PhoneError, LakeError, RolloutError, ValueError, ImportError, AttributeError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.__dict__)
@@ -151,15 +152,16 @@ def record(
 
     Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi"
     """
-    from collectors.adb_phone import AdbPhone
+    from collectors.collect import write
     from collectors.errors import CollectorError
-    from collectors.loop import write
     from collectors.recorder import Recorder
     from datalake.errors import LakeError
+    from phones.adb_phone import AdbPhone
+    from phones.errors import PhoneError
 
     try:
         recorder = Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
-    except (CollectorError, ValueError) as exc:
+    except (CollectorError, PhoneError, ValueError) as exc:
         fail(str(exc))
     err_console.print(f"recording {serial}: do the task on the phone, then press Enter")
     input()
@@ -167,7 +169,7 @@ def record(
     try:
         episode = recorder.stop(success=success)
         report = write(lake, [episode])
-    except (CollectorError, LakeError) as exc:
+    except (CollectorError, PhoneError, LakeError) as exc:
         fail(str(exc))
     if episode.meta.get("partial"):
         err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "

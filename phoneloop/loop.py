@@ -253,9 +253,10 @@ class Loop:
         return [(r["template"], int(r["seed"])) for r in tasksets.read(self.lake, ref, "suite")]
 
     def _collect(self, k: int, done: dict) -> dict:
-        from collectors import OraclePolicy, collect
+        from collectors.collect import collect
         from mockphone.phone import MockPhone
         from mockphone.tasks import registry
+        from phones.episode import OraclePolicy
 
         selector, seeds = self.config.collect.get("tasks", "all"), self.config.collect.get("seeds", [0])
         tasks = [t.name() for t in registry.select(selector)]

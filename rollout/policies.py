@@ -342,7 +342,7 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     a dict the caller keeps for its run (see ``trained_options``), so a checkpoint's recorded
     prompt format is read from the lake once per worker, not once per episode."""
     if spec == "oracle":
-        from collectors.loop import OraclePolicy
+        from phones.episode import OraclePolicy
 
         if task is None:
             raise PolicyError("the oracle policy needs a task, not a bare instruction")

@@ -19,10 +19,11 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
-from collectors.loop import run_episode
 from datalake.lake import Lake
 from datalake.types import Episode
+from phones.episode import run_episode
+from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
+from phones.make import make_phone
 from rollout.backends import die_with_parent
 from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
@@ -174,16 +175,6 @@ class _Writer:
         self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
 
 
-def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none", locale: str = "en-US"):
-    if kind == "mock":
-        from mockphone.phone import MockPhone
-
-        return MockPhone(perturbations=perturb, locale=locale)
-    from collectors.adb_phone import AdbPhone
-
-    return AdbPhone(phone_id, port=adb_port)
-
-
 class _Recorder:
     """Passes ``act`` through to the policy and keeps the steps, so an episode whose
     policy fails part-way can still be written with the steps it took; keeps the policy's
@@ -253,7 +244,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
                 return None, {"kind": "offline", "job": job, "error": f"{where}: {exc}"}
             if tries == 2:
                 return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
-        except CollectorError as exc:  # a bad screenshot or dump: once more on the same phone
+        except PhoneError as exc:  # a bad screenshot or dump: once more on the same phone
             if tries == 2:
                 return None, {"kind": "noepisode", "error": f"{where}: {type(exc).__name__}: {exc}"}
     return _finish(episode, job, spec, rollout_id, recorder.retries, where)
@@ -265,7 +256,7 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
         return None
     try:
         device = phone.device()
-    except CollectorError:
+    except PhoneError:
         return None
     return Episode(instruction=task.goal, source=recorder.source, device=device,
                    steps=recorder.scored(recorder.history),
