@@ -10,7 +10,7 @@
 3. Ray backend (``rollout --backend ray``) against the local spawn runner on the same mock
    workload, and episodes/s with 1, 2 and 4 actors (when the Ray backend is available).
 4. The adb farm (``collect run``) over two phones of a virtual adb server: Ray actors against
-   the default threads, the same jobs through the same scheduling (``rollout.backends.Pool``).
+   the default threads, the same jobs through the same scheduling (``fleet.pool.Pool``).
 Timings are printed, never asserted.
 """
 

@@ -7,7 +7,7 @@
 The lake is opened and checked before the first job. Each phone has a worker (a thread
 here, or a Ray actor with ``backend="ray"``) that takes the next (task, seed) job from
 one queue when it is idle, so a slow phone simply takes fewer jobs; the scheduling is
-``rollout.backends.Pool``, the one every phone command shares (``collectors.farm_pool``).
+``fleet.pool.Pool``, the one every phone command shares (``collectors.farm_pool``).
 Before each job a health check runs: screen on and unlocked, battery above
 ``min_battery``, and the ADBKeyBoard IME present when the job types non-ASCII text. A
 phone that goes offline mid-episode has that episode retried on another phone (up to
@@ -179,7 +179,7 @@ def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, s
                        **kw: Any) -> CollectReport:
     """Run every (task, seed) job from one queue over the phones of one or more adb servers
     (one thread per phone; ``backend="ray"``: one Ray actor per phone, see ``collectors.farm_pool``)."""
-    from rollout.backends import check_backend
+    from fleet.backends import check_backend
 
     check_backend(backend, address)
     opts = options or FarmOptions(**kw)

@@ -3,7 +3,7 @@
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4))                    # threads
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4), backend="ray", address="auto")
 
-The decisions are ``rollout.backends.Pool``'s (shared with ``rollout``, ``eval`` and
+The decisions are ``fleet.pool.Pool``'s (shared with ``rollout``, ``eval`` and
 ``collect mock``): one job queue, an idle phone takes the next (task, seed) job, a job
 handed back goes to whichever phone asks next, a worker that dies hands back its job in
 flight. What the farm adds is what its messages mean (``_pass.handle``): a phone that
@@ -13,7 +13,7 @@ is requeued, up to ``max_attempts``; the phone then reconnects with backoff and 
 or leaves the farm.
 
 Both backends run the same worker (``work``): ``local`` as one thread per phone in this
-process (``rollout.backends.ThreadBackend``: adb work is I/O, the phone does the
+process (``fleet.backends.ThreadBackend``: adb work is I/O, the phone does the
 rendering), ``ray`` as one Ray actor per phone, pinned by the custom resource
 ``adb:<SERIAL>`` to the node whose adb server sees it (start each phone host with
 ``ray start --address HEAD:6379 --resources '{"adb:SERIAL": 1}'``). Workers write their
@@ -43,7 +43,7 @@ WRITE_EVERY, FLUSH_SECONDS = 4, 2.0  # episodes per commit, or sooner after this
 def collect_on_backend(lake, refs: list, tasks: list, seeds: list[int], opts, problems: list[str],
                        backend: str = "local", address: str | None = None) -> CollectReport:
     """Every (task, seed) job over ``refs`` on ``backend`` ("local": threads, "ray": actors)."""
-    from rollout.backends import ThreadBackend, make_backend
+    from fleet.backends import ThreadBackend, make_backend
 
     runner = ThreadBackend(WORKER) if backend == "local" else make_backend(backend, address, target=WORKER)
     # a thread shares this process's credentials; an actor on another node reads its own environment
@@ -67,7 +67,7 @@ def collect_on_backend(lake, refs: list, tasks: list, seeds: list[int], opts, pr
 
 
 def _pass(backend, lake_target, labels: list[str], jobs: list[dict], opts, report: CollectReport) -> set[str]:
-    from rollout.backends import Pool
+    from fleet.pool import Pool
 
     # every phone gets a worker, even with fewer jobs: a farm's phone may leave before its first job
     pool = Pool(backend, "adb", labels, jobs, (lake_target, asdict(opts)), every_phone=True)
@@ -177,7 +177,7 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
 def _run_job(phone, ref, factory, job: dict, opts) -> tuple[dict, Any]:
     from collectors.farm import OFFLINE, _needs_ime, health
 
-    task = _instantiate(job["task"], job["seed"])
+    task = instantiate(job["task"], job["seed"])
     try:
         reason = health(phone, _needs_ime(task), opts.min_battery)
         if reason is not None:

@@ -50,10 +50,10 @@ def run(
     from collectors.errors import CollectorError
     from collectors.farm import collect_on_devices, load_policy_factory
     from datalake.errors import LakeError
+    from fleet.errors import FleetError
     from mockphone.errors import UnknownTask
     from mockphone.tasks import registry
     from phones.errors import PhoneError
-    from rollout.errors import RolloutError
 
     try:
         names = [cls.name() for cls in registry.select(task)]
@@ -69,7 +69,7 @@ def run(
 
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
-    except (UnknownTask, CollectorError, PhoneError, LakeError, RolloutError, ValueError, ImportError, AttributeError) as exc:
+    except (UnknownTask, CollectorError, PhoneError, FleetError, LakeError, ValueError, ImportError, AttributeError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.__dict__)
@@ -109,8 +109,8 @@ def mock(
     """
     from collectors.mock_collect import MockCollectSpec, collect_mock
     from datalake.errors import LakeError
+    from fleet.errors import FleetError
     from mockphone.errors import UnknownTask
-    from rollout.errors import RolloutError
 
     spec = MockCollectSpec(tasks=tasks, episodes=episodes, workers=workers, noise=noise, detours=detours,
                            perturb=perturb, seed=seed, backend=backend, address=address,
@@ -120,7 +120,7 @@ def mock(
         with episode_bars() as bar:
             update = bar("collect mock", episodes)
             report = collect_mock(lake, spec, progress=lambda r: update(r.episodes, r.success_rate))
-    except (UnknownTask, LakeError, RolloutError, ValueError) as exc:
+    except (UnknownTask, LakeError, FleetError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())

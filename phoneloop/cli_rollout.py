@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from datalake.errors import LakeError
+from fleet.errors import FleetError
 from phoneloop.cli_lake import JsonOpt, LakeOpt
 from phoneloop.cli_phones import AddressOpt, BackendOpt, PerturbOpt, episode_bars
 from phoneloop.output import console, fail, print_json
@@ -107,7 +108,7 @@ def rollout(
         with episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
             report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
-    except (RolloutError, LakeError, ValueError) as exc:
+    except (RolloutError, FleetError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())
@@ -206,7 +207,7 @@ def eval_(
             report = evaluate(lake, names, spec, progress=update, suites=refs or None, allow_overlap=allow_overlap)
     except EvalOverlap as exc:
         fail(str(exc), code=2)
-    except (RolloutError, LakeError, ValueError) as exc:
+    except (RolloutError, FleetError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from datalake import schema as S
 from datalake.lake import Lake
+from fleet.errors import FleetError
 from rollout.errors import RolloutError
 from rollout.runner import RolloutReport, RolloutSpec, jobs_for, policy_identity, rollout
 
@@ -112,7 +113,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
         try:
             rollouts[ident] = report = rollout(lake_uri, run, progress=(lambda r, p=ident: progress(p, r))
                                                if progress else None)
-        except (RolloutError, OSError) as exc:
+        except (RolloutError, FleetError, OSError) as exc:
             failed[ident] = str(exc)
             continue
         if report.episodes == 0 and report.skipped == 0:

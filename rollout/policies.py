@@ -355,8 +355,8 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     if spec.startswith(("http://", "https://")):  # the runner serves a checkpoint NAME here, named NAME
         options = trained_options(name, options, lake_uri, formats) if name else options
         return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
-    if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
-        from rollout.backends import ActorGenerate
+    if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.served.serve_policy)
+        from rollout.served import ActorGenerate
 
         # the served checkpoint's format
         options = trained_options(name, options, lake_uri, formats) if name else options

@@ -40,6 +40,7 @@ from rollout.errors import LakeWriteFailed, PhonesSpecError, PolicyError
 from rollout.policies import PolicyOptions, endpoint_name
 
 JOIN_SECONDS = 60.0
+WORKER = "rollout.worker:work"  # the worker every backend runs, one per phone
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class RolloutSpec:
     attempts: int = 3  # tries of a job whose phone dropped out (each on another phone)
     perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
     locale: str = "en-US"  # mock phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
-    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see rollout.backends
+    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see fleet.backends
     address: str | None = None  # Ray cluster address (auto, ray://HOST:PORT); None starts a local one
     seeds: tuple[int, ...] | None = None  # these seeds for every task (instead of seed..seed+episodes-1)
     jobs: tuple[tuple[str, int], ...] | None = None  # exactly these (task, seed) jobs: an evaluation suite's
@@ -176,11 +177,12 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
 
 
 def _rollout_served_on_ray(lake_uri, spec, phones: int, progress, adb_port) -> RolloutReport:
-    """The checkpoint in one batching Ray actor (``rollout.backends.serve_policy``) that
+    """The checkpoint in one batching Ray actor (``rollout.served.serve_policy``) that
     every phone actor calls, on whichever node; the policy keeps its own name in the lake."""
-    from rollout.backends import SERVED, RayBackend, serve_policy
+    from fleet.backends import ray_connect
+    from rollout.served import SERVED, serve_policy
 
-    RayBackend(address=spec.address)  # connects (or starts) the cluster
+    ray_connect(spec.address)  # connects (or starts) the cluster
     name = f"phoneloop-policy-{uuid.uuid4().hex[:12]}"
     try:
         actor = serve_policy(lake_uri, spec.policy, name, max_batch=phones)
@@ -223,9 +225,9 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     process, a lost Ray node) hands its job in flight back. Afterwards, any job whose
     episode is not in the lake (finished but unwritten on a dead worker) runs once more on
     the phones still alive."""
-    from rollout.backends import make_backend
+    from fleet.backends import make_backend
 
-    backend = make_backend(spec.backend, spec.address, run=report.rollout_id)
+    backend = make_backend(spec.backend, spec.address, target=WORKER, run=report.rollout_id)
     if spec.backend == "local" and min(len(phones), len(todo)) == 1:
         backend = InProcessBackend(backend)
     live, died = _schedule(backend, lake_uri, kind, list(phones), todo, spec, report, adb_port, progress)
@@ -242,9 +244,9 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
 
 def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> tuple[list[str], bool]:
     """Run ``todo`` on ``phones``; returns the phones still usable and whether a worker died.
-    The scheduling is ``rollout.backends.Pool`` (shared with ``collect``); what follows is
+    The scheduling is ``fleet.pool.Pool`` (shared with ``collect``); what follows is
     only what rollout messages mean."""
-    from rollout.backends import Pool
+    from fleet.pool import Pool
 
     pool = Pool(backend, kind, list(phones), todo,
                 (lake_uri, kind, asdict(spec), report.rollout_id, adb_port))

@@ -21,10 +21,10 @@ from typing import Any
 
 from datalake.lake import Lake
 from datalake.types import Episode
+from fleet.backends import die_with_parent
 from phones.episode import run_episode
 from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
 from phones.make import make_phone
-from rollout.backends import die_with_parent
 from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
 
