@@ -33,6 +33,7 @@ from dataclasses import asdict
 from typing import Any
 
 from collectors.collect import CollectReport
+from collectors.farm_phones import OFFLINE, FarmOptions, PhoneRef, connect, health, load_policy_factory, needs_ime
 from phones.episode import instantiate, run_episode
 from phones.errors import PhoneError
 
@@ -122,7 +123,6 @@ def _missing(lake, jobs: list[dict]) -> list[dict]:
 def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | None = None) -> None:
     """One phone's worker (a thread or an actor): connect, take jobs, health-check, record,
     write in small batches. ``lake_target`` is the lake's URI, or {uri, storage_options}."""
-    from collectors.farm import FarmOptions, PhoneRef, _connect, load_policy_factory
     from datalake.lake import Lake
 
     opts = FarmOptions(**opts_dict)
@@ -137,7 +137,7 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
     try:
         while True:
             if phone is None:
-                phone, why = _connect(ref, opts, stop)
+                phone, why = connect(ref, opts, stop)
                 if phone is None:
                     results.put({"kind": "error", "phone": label, "error": f"{label}: left the farm after "
                                  f"{opts.reconnects} reconnect tries ({why})"})
@@ -175,11 +175,9 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
 
 
 def _run_job(phone, ref, factory, job: dict, opts) -> tuple[dict, Any]:
-    from collectors.farm import OFFLINE, _needs_ime, health
-
     task = instantiate(job["task"], job["seed"])
     try:
-        reason = health(phone, _needs_ime(task), opts.min_battery)
+        reason = health(phone, needs_ime(task), opts.min_battery)
         if reason is not None:
             return {"kind": "unfit", "reason": reason}, None
         ep = run_episode(phone, factory(phone, task), task if task is not None else job["task"], seed=job["seed"],

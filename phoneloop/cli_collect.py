@@ -48,7 +48,8 @@ def run(
     """
     from collectors.collect import collect
     from collectors.errors import CollectorError
-    from collectors.farm import collect_on_devices, load_policy_factory
+    from collectors.farm import collect_on_devices
+    from collectors.farm_phones import load_policy_factory
     from datalake.errors import LakeError
     from fleet.errors import FleetError
     from mockphone.errors import UnknownTask
@@ -69,7 +70,8 @@ def run(
 
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
-    except (UnknownTask, CollectorError, PhoneError, FleetError, LakeError, ValueError, ImportError, AttributeError) as exc:
+    except (UnknownTask, CollectorError, PhoneError, FleetError, LakeError, ValueError, ImportError,
+            AttributeError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.__dict__)

@@ -1,6 +1,6 @@
 """One policy for every phone actor on Ray: a checkpoint loaded once, in one actor, that phone actors call.
 
-    actor = serve_policy(lake_uri, "sft-1", "phoneloop-policy-abc")   # phones use policy "ray-actor:phoneloop-policy-abc"
+    actor = serve_policy(lake_uri, "sft-1", "phoneloop-policy-abc")   # phones: policy "ray-actor:phoneloop-policy-abc"
     generate = ActorGenerate("ray-actor:phoneloop-policy-abc", max_tokens=64, timeout_s=30)
 
 The actor batches calls (``rollout.model_server``); ``ActorGenerate`` is a phone's
