@@ -88,7 +88,8 @@ def bench_ray(quick: bool) -> None:
     """Oracle rollouts on mock phones: ``--backend ray`` against the local spawn runner, same jobs."""
     import ray
 
-    from rollout.runner import RolloutSpec, jobs_for, rollout
+    from rollout.runner import rollout
+    from rollout.spec import RolloutSpec, jobs_for
 
     tasks = "app:clock&category:single-app" if quick else "app:clock,app:notes"
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, resources={f"adb:{s}": 1 for s in SERIALS})

@@ -54,7 +54,7 @@ def _options(style, coords, model, api_key, timeout, retries, temperature, max_t
 
 
 def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
-    from rollout.runner import RolloutSpec
+    from rollout.spec import RolloutSpec
 
     return RolloutSpec(policy=policy, tasks=tasks, phones=phones, episodes=episodes, round=round_,
                        max_steps=max_steps, options=options, **extra)
@@ -97,8 +97,8 @@ def rollout(
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
     """
-    from rollout.runner import jobs_for
     from rollout.runner import rollout as run
+    from rollout.spec import jobs_for
 
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
@@ -193,7 +193,7 @@ def eval_(
             the_lake = Lake.open(lake)
             total = sum(len(tasksets.read(the_lake, r, "suite")) for r in refs)
         else:
-            from rollout.runner import jobs_for
+            from rollout.spec import jobs_for
 
             total = len(jobs_for(spec))
         with episode_bars() as bar:

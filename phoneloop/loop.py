@@ -182,7 +182,7 @@ class Loop:
             result.update(self._suites(suites, rows))
             jobs = {job for ref in result["suites"] for job in self._suite_jobs(ref)}
         else:
-            from rollout.runner import RolloutSpec, jobs_for
+            from rollout.spec import RolloutSpec, jobs_for
 
             spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
                                                    if key not in ("baselines", "allow_overlap")})
@@ -203,7 +203,7 @@ class Loop:
     def _training_jobs(self) -> set[tuple[str, int]]:
         """Every (task, seed) the loop trains on: demonstrations, rollouts, GRPO's online episodes."""
         from mockphone.tasks import registry
-        from rollout.runner import RolloutSpec, jobs_for
+        from rollout.spec import RolloutSpec, jobs_for
         from training.mock_episodes import ONLINE_SEED
 
         collect = self.config.collect
@@ -306,7 +306,8 @@ class Loop:
         return {"inputs": {"model": base, "dataset": dataset}, "model": entry.name, "metrics": entry.metrics}
 
     def _rollout(self, k: int, done: dict) -> dict:
-        from rollout.runner import RolloutSpec, rollout, summary
+        from rollout.runner import rollout, summary
+        from rollout.spec import RolloutSpec
 
         spec = RolloutSpec(policy=done["sft"]["model"], round=k, run_id=self._run_id(k, "rollout"),
                            **_with_options(self.config.rollout))
@@ -330,7 +331,7 @@ class Loop:
 
     def _eval(self, k: int, done: dict) -> dict:
         from rollout.eval import evaluate
-        from rollout.runner import RolloutSpec
+        from rollout.spec import RolloutSpec
 
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])

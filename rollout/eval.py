@@ -26,7 +26,8 @@ from datalake import schema as S
 from datalake.lake import Lake
 from fleet.errors import FleetError
 from rollout.errors import RolloutError
-from rollout.runner import RolloutReport, RolloutSpec, jobs_for, policy_identity, rollout
+from rollout.runner import RolloutReport, rollout
+from rollout.spec import RolloutSpec, jobs_for, policy_identity
 
 RESULTS = """
 SELECT policy, task, category, coalesce(app, '-') AS app, json_extract(meta_json, '$.seed')::INT AS seed,
@@ -82,7 +83,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     trained on (``rollout.heldout``): :class:`~rollout.heldout.EvalOverlap` names the shared ones
     unless ``allow_overlap``; each evals row records its suites and overlap count."""
     from rollout import heldout
-    from rollout.runner import parse_phones
+    from rollout.spec import parse_phones
 
     eval_id = eval_id or uuid.uuid4().hex[:12]
     names = [policy_identity(replace(spec, policy=p, name=None)) for p in policies]

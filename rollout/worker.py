@@ -27,6 +27,7 @@ from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
 from phones.make import make_phone
 from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
+from rollout.spec import RolloutSpec, episode_id
 
 WRITE_EVERY = 4  # episodes per lake commit
 FLUSH_SECONDS = 1.0  # a finished episode waits at most about this long for its commit to start
@@ -41,8 +42,6 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
     Finished episodes go to a ``_Writer``, which commits them on a thread of its own while
     the next episode runs; whatever it holds is committed before ``done``, however the loop
     ended, and a failed commit stops the worker with an ``error`` naming it."""
-    from rollout.runner import RolloutSpec
-
     if not in_process:  # a thread must not set the parent-death signal of the whole runner
         die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
@@ -266,8 +265,6 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
 
 
 def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, where: str) -> tuple[Episode, dict]:
-    from rollout.runner import episode_id
-
     meta = dict(episode.meta)
     reason = str(meta.get("failure_reason") or "")
     if reason.startswith("device offline"):

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from datalake.lake import Lake
 from phoneloop.cli import app
 from rollout.eval import evaluate, paired
-from rollout.runner import RolloutSpec
+from rollout.spec import RolloutSpec
 from tests.rollout.chat_server import ChatServer
 
 TAP = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 500]}}\n</tool_call>'
