@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from collectors.collect import run_all
-from curation.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
+from bench.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
 from curation.ops.base import Context
 from curation.ops.dedup import dedup_near
 from mockphone.phone import MockPhone
