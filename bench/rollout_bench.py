@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from datalake.lake import Lake  # noqa: E402
 from mockphone.phone import MockPhone  # noqa: E402
 from mockphone.tasks import registry  # noqa: E402
-from phones.episode import OraclePolicy, run_episode# noqa: E402
+from phones.episode import OraclePolicy, run_episode  # noqa: E402
 from rollout.policies import PolicyOptions  # noqa: E402
 from rollout.runner import rollout  # noqa: E402
 from rollout.spec import RolloutSpec, jobs_for  # noqa: E402
