@@ -20,6 +20,8 @@ one and removes the folder: it verifies a version without registering another.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import hashlib
 import json
 import shutil
@@ -188,6 +190,9 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
                                                    "parents": parents, "table_versions": table_versions,
                                                    "software": software_versions(), "ops": ops_log,
                                                    "details": details, "unredacted_real_episodes": unscanned,
+                                                   # what each version adds (datasets diff): by source and phone
+                                                   "sources": dict(sorted(Counter(e.source for e in ws).items())),
+                                                   "phones": dict(sorted(Counter(e.phone for e in ws).items())),
                                                    # what an evaluation must not overlap (datalake.tasksets)
                                                    "instances": sorted({e.meta["instance"] for e in ws
                                                                         if isinstance(e.meta.get("instance"), str)})}))

@@ -118,8 +118,36 @@ def unredacted_real_episodes(dv: DatasetVersion, storage_options: dict | None = 
     return int(json.loads(data).get("unredacted_real_episodes", 0))
 
 
-def diff(a: DatasetVersion, b: DatasetVersion) -> dict[str, Any]:
-    """What differs between two versions: fingerprint, tables read, counts, recipe text."""
+def _manifest(dv: DatasetVersion, storage_options: dict | None = None) -> dict[str, Any]:
+    from datalake import storage
+
+    data = storage.read_bytes(f"{dv.path.rstrip('/')}/manifest.json", storage_options) if dv.path else None
+    return json.loads(data) if data else {}
+
+
+def added(a: DatasetVersion, b: DatasetVersion, storage_options: dict | None = None) -> dict[str, Any]:
+    """What ``b`` adds to ``a``, from their manifests: instances (task instances told apart by
+    content) new in ``b`` and gone from it, and the change in episodes per source (``corrected``:
+    corrected rollouts) and per phone (``real``: real and real-like phones). Versions built before
+    manifests recorded sources give None there."""
+    ma, mb = _manifest(a, storage_options), _manifest(b, storage_options)
+    ia, ib = set(ma.get("instances") or []), set(mb.get("instances") or [])
+
+    def change(key: str) -> dict[str, int] | None:
+        if key not in ma or key not in mb:
+            return None
+        names = sorted(set(ma[key]) | set(mb[key]))
+        return {n: mb[key].get(n, 0) - ma[key].get(n, 0) for n in names if mb[key].get(n, 0) != ma[key].get(n, 0)}
+
+    sources, phones = change("sources"), change("phones")
+    return {"new_instances": len(ib - ia), "dropped_instances": len(ia - ib), "sources": sources, "phones": phones,
+            "corrected": None if sources is None else sources.get("corrected", 0),
+            "real": None if phones is None else phones.get("real", 0)}
+
+
+def diff(a: DatasetVersion, b: DatasetVersion, storage_options: dict | None = None) -> dict[str, Any]:
+    """What differs between two versions: fingerprint, tables read, counts, recipe text, and what
+    ``b`` adds (:func:`added`)."""
     counts = {}
     for key in sorted(set(a.counts) | set(b.counts)):
         if a.counts.get(key) != b.counts.get(key):
@@ -129,4 +157,4 @@ def diff(a: DatasetVersion, b: DatasetVersion) -> dict[str, Any]:
               if a.table_versions.get(t) != b.table_versions.get(t)}
     recipe = list(difflib.unified_diff(a.recipe.splitlines(), b.recipe.splitlines(), a.ref, b.ref, lineterm=""))
     return {"a": a.ref, "b": b.ref, "same_fingerprint": a.fingerprint == b.fingerprint, "counts": counts,
-            "table_versions": tables, "recipe_diff": recipe}
+            "table_versions": tables, "recipe_diff": recipe, "added": added(a, b, storage_options)}

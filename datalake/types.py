@@ -34,7 +34,7 @@ SCROLL_DIRECTIONS = ("up", "down", "left", "right")
 TERMINATE_STATUSES = ("success", "infeasible")
 OUTCOMES = ("success", "failure", "unknown")
 VERIFIERS = ("verifier", "human", "judge", "none")
-SOURCES = ("human", "agent", "oracle", "rollout", "public")
+SOURCES = ("human", "agent", "oracle", "rollout", "public", "corrected")  # corrected: rollout.corrections
 PURPOSES = ("train", "eval")  # eval episodes measure a policy and are never selected for training by default
 PHONE_KINDS = ("real", "mock")
 

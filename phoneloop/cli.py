@@ -86,6 +86,9 @@ def demo(
     print_table(pa.Table.from_pylist(report["summary"]), title="episodes by source, phone and category")
     if round_ == "loop":
         r = report["round"]
+        c = r.get("correct") or {}
+        print(f"corrections: {c.get('corrections', 0)} of {c.get('failed_rollouts', 0)} failed rollout(s) by "
+              f"{c.get('inputs', {}).get('annotator', '-')}, {c.get('written', 0)} verified corrected episode(s)")
         print(f"datasets {r['curate']['dataset']}, {r['curate_rollouts']['dataset']}; "
               f"models {r['sft']['model']}, {r['grpo']['model']}")
         print(report["eval_markdown"])

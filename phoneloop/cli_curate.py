@@ -119,6 +119,10 @@ def show(ref: Annotated[str, typer.Argument(help="NAME@vN (or NAME for the lates
     _print_version(dv, json_out)
 
 
+def _signed(n: int | None) -> str:
+    return "unknown (built before manifests recorded it)" if n is None else f"{n:+d}"
+
+
 @datasets_app.command()
 def diff(a: str, b: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
     """Compare two versions: fingerprint, table versions read, counts and recipe.
@@ -130,7 +134,7 @@ def diff(a: str, b: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) ->
 
     opened = open_lake(lake)
     try:
-        result = diff_versions(get_version(opened, a), get_version(opened, b))
+        result = diff_versions(get_version(opened, a), get_version(opened, b), opened.storage_options)
     except CurationError as exc:
         fail(str(exc))
     if json_out:
@@ -140,6 +144,11 @@ def diff(a: str, b: str, lake: LakeOpt = "./lake", json_out: JsonOpt = False) ->
     console.print(f"{result['a']} vs {result['b']}: {same} fingerprint")
     for key, change in {**result["table_versions"], **result["counts"]}.items():
         console.print(f"  {key}: {change['a']} -> {change['b']}")
+    add = result["added"]
+    console.print(f"  adds: {add['new_instances']} new instance(s) ({add['dropped_instances']} dropped), "
+                  f"corrected episodes {_signed(add['corrected'])}, real-phone episodes {_signed(add['real'])}")
+    for source, n in (add["sources"] or {}).items():
+        console.print(f"    source {source}: {n:+d} episode(s)")
     for line in result["recipe_diff"]:
         console.print(line, markup=False, highlight=False)
 

@@ -64,7 +64,8 @@ def status(
     from phoneloop.output import console, fail, print_json
 
     try:
-        rows = Loop(lake, LoopConfig.load(config)).status()
+        the_loop = Loop(lake, LoopConfig.load(config))
+        rows = the_loop.status()
     except (LoopConfigError, FileNotFoundError) as exc:
         fail(str(exc))
     if json_out:
@@ -74,3 +75,13 @@ def status(
         inputs = ", ".join(f"{k} {v}" for k, v in r["inputs"].items() if k != "table_versions")
         line = f"round {r['round']} {r['stage']:<15} {r['state']:<7} in: {inputs or '-'}  out: {_short(r['outputs'])}"
         console.print(line + (f"  error: {r['error']}" if r["error"] else ""), markup=False, highlight=False)
+    for p in the_loop.progress():
+        cells = ", ".join(f"{name} {c['successes']}/{c['n']} [{100 * c['low']:.0f}%, {100 * c['high']:.0f}%]"
+                          for name, c in p["success"].items())
+        console.print(f"round {p['round']} success on {p['suite']}: {cells}", markup=False, highlight=False)
+        for role in ("sft", "grpo"):
+            d = p["vs_previous"].get(role)
+            if d and d.get("pairs"):
+                console.print(f"  {role} vs round {p['round'] - 1}: {100 * d['diff']:+.1f} points over {d['pairs']} "
+                              f"paired instances, 95% [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}], "
+                              f"McNemar p {d['p_value']:.3g}", markup=False, highlight=False)

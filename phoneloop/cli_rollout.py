@@ -60,6 +60,22 @@ def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
                        max_steps=max_steps, options=options, **extra)
 
 
+def _resumable(lake: str, spec, jobs, new_run: bool):
+    """``spec`` with the run id of this command's unfinished last run, or of a new run (rollout.resume)."""
+    from dataclasses import replace
+
+    from datalake.lake import Lake
+    from rollout.resume import choose_run, command_key
+    from rollout.spec import parse_phones, policy_identity
+
+    key = command_key(spec, jobs, policy_identity(spec), parse_phones(spec.phones)[0])
+    choice = choose_run(Lake.open(lake), key, jobs, new_run=new_run)
+    if choice.resumed:
+        console.print(f"resuming run {choice.run_id}: {choice.done} of {choice.jobs} job(s) already in the lake "
+                      "(--new-run starts another)")
+    return replace(spec, run_id=choice.run_id)
+
+
 def rollout(
     policy: Annotated[str, typer.Option("--policy", help="oracle, random[:SEED], an http(s) endpoint, or a model.")],
     tasks: TasksOpt = "category:single-app",
@@ -79,7 +95,11 @@ def rollout(
     max_tokens: MaxTokensOpt = 256,
     header: HeaderOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="Name of this run: the same name gives the same "
-                                                                 "episode ids, and a rerun skips what the lake holds.")] = None,
+                                                                 "episode ids, and a rerun skips what the lake holds. "
+                                                                 "Default: this command's last run while it is "
+                                                                 "unfinished, else a new one.")] = None,
+    new_run: Annotated[bool, typer.Option("--new-run", help="Start a new run even if this command's last run is "
+                                                            "unfinished (default: resume it).")] = False,
     adb_port: AdbPortOpt = None,
     perturb: PerturbOpt = "none",
     locale: LocaleOpt = "en-US",
@@ -94,6 +114,11 @@ def rollout(
     steps as failure_reason=policy_error, and the run goes on. Exits 1 only when no episode
     could be recorded.
 
+    Without --run-id, a rerun of the same command (policy, tasks, seeds, step limit, options)
+    resumes its last run while that run has jobs without an episode, so a rollout killed and
+    rerun adds exactly the missing episodes; once it is complete the command starts a new run.
+    --new-run starts a new one at once.
+
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
     """
@@ -104,7 +129,12 @@ def rollout(
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
                      locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
-        total = len(jobs_for(spec))
+        if run_id is not None and new_run:
+            fail("--new-run and --run-id together: a named run is resumed by naming it; leave one out", code=2)
+        jobs = jobs_for(spec)
+        total = len(jobs)
+        if run_id is None:
+            spec = _resumable(lake, spec, jobs, new_run)
         with episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
             report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
@@ -142,6 +172,9 @@ def eval_(
     allow_overlap: Annotated[bool, typer.Option("--allow-overlap", help="Run even when a model trained on some of "
                                                                         "the evaluated instances (the evals row "
                                                                         "records how many).")] = False,
+    allow_partial: Annotated[bool, typer.Option("--allow-partial", help="Exit 0 even when a policy has no episode "
+                                                                        "for some job or a policy error ended one "
+                                                                        "(its evals row says status=partial).")] = False,
     max_steps: Annotated[int | None, typer.Option(help="Step limit (default 2x the oracle's).")] = None,
     style: StyleOpt = "qwen3vl",
     coords: CoordsOpt = "rel1000",
@@ -167,13 +200,15 @@ def eval_(
     checked against the datasets each registered model (and the models it continued) trained on:
     an overlap exits 2 naming the shared instances, unless --allow-overlap. Results are rows of the
     lake's evals table (SELECT * FROM evals) with the suite and the overlap count; the episodes have
-    purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run.
+    purpose=eval, so no shipped recipe trains on them. Exits 1 naming any policy that did not run,
+    and any policy with fewer episodes than jobs or an episode ended by a policy error (an endpoint
+    that kept failing), unless --allow-partial.
 
     Example: phoneloop eval --policies my-sft,oracle,random --suite demo-id,demo-ood-template,demo-ood-app
     Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --seeds 100-102
     Example: phoneloop eval --policies oracle,random --tasks app:settings --episodes 2 --locale zh-CN
     """
-    from rollout.eval import evaluate
+    from rollout.eval import evaluate, partial_message
     from rollout.heldout import EvalOverlap
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
@@ -217,3 +252,5 @@ def eval_(
     if report.failed:
         fail("polic" + ("ies" if len(report.failed) > 1 else "y") + " that did not run: " +
              "; ".join(f"{p}: {e}" for p, e in report.failed.items()), code=1)
+    if report.partial and not allow_partial:
+        fail(partial_message(report.partial), code=1)

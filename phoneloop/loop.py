@@ -15,6 +15,9 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
 2. curate: ``recipe`` -> a dataset version with an ``sft`` export.
 3. sft: train ``loop-rK-sft`` from the previous round's final model (round 1: ``sft.model``).
 4. rollout: the SFT model on mock phones (``rollout.tasks``); verified episodes, source=rollout.
+   correct: the rollout's failures, corrected at their first wrong step (``rollout.corrections``;
+   ``correct.annotator: oracle`` stands in for a person, ``annotations`` uses only the corrections
+   people made in Label Studio): verified corrected episodes, source=corrected, join the lake.
 5. curate again: ``rollout_recipe`` (successful rollouts join the demonstrations) -> a
    dataset version with a ``grpo`` export.
 6. grpo: ``loop-rK-grpo`` from the SFT model: offline step rewards on that export,
@@ -24,6 +27,8 @@ Round k (``phoneloop loop --rounds R --config loop.yaml``):
    seed ``eval.seed``), refused again if a model's datasets hold an evaluated instance; the table
    (per suite, category and app, with each policy's overlap) is saved, and ``curves.png`` beside
    the state file draws every round so far (SFT loss, GRPO reward and variance, held-out success).
+   A policy with a job left without an episode, or an episode ended by a policy error, fails the
+   stage (the state's ``failed`` names the policy and the jobs) unless ``eval.allow_partial``.
 
 Every stage's inputs and outputs (dataset refs, model names, rollout and eval ids) are
 written to ``<lake>/loops/<name>/state.json`` as soon as the stage ends, so an interrupted
@@ -51,13 +56,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
-STAGES = ("tasks", "collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval")
+STAGES = ("tasks", "collect", "curate", "sft", "rollout", "correct", "curate_rollouts", "grpo", "eval")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -79,6 +85,7 @@ class LoopConfig:
     rollout: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "phones": "mock:2",
                                                               "episodes": 1})
     grpo: dict[str, Any] = field(default_factory=lambda: {"max_steps": 2})
+    correct: dict[str, Any] = field(default_factory=lambda: {"annotator": "oracle"})
     eval: dict[str, Any] = field(default_factory=lambda: {"tasks": "category:single-app", "episodes": 3,
                                                            "baselines": ["random"]})
 
@@ -114,9 +121,11 @@ class Loop:
         self.folder = Path(self.lake.uri) / "loops" / config.name
         self.folder.mkdir(parents=True, exist_ok=True)
         self.state_path = self.folder / "state.json"
+        self.rounds = 1  # run(rounds) sets it: the tasks stage fingerprints every planned round's rollouts
         self.state: dict[str, Any] = json.loads(self.state_path.read_text()) if self.state_path.exists() else {}
 
     def run(self, rounds: int) -> dict[str, Any]:
+        self.rounds = rounds
         for k in range(1, rounds + 1):
             done = self.state.setdefault(f"round{k}", {})
             for stage in STAGES:
@@ -150,6 +159,23 @@ class Loop:
                             "outputs": result, "error": failed.get("error") if state == "failed" else None})
         return out
 
+    def progress(self) -> list[dict[str, Any]]:
+        """Per evaluated round: each policy's success on the ``id`` suite (else on every instance)
+        with its Wilson 95% interval, and the paired difference against the round before."""
+        out = []
+        for key in _round_keys(self.state):
+            r = self.state[key]
+            if "eval" not in r:
+                continue
+            names = {r["sft"]["model"]: "sft", r["grpo"]["model"]: "grpo"}
+            by_suite = r["eval"].get("by_suite") or {}
+            suite = next((s for s in by_suite if s.split("@")[0].endswith("-id")), None)
+            cells = by_suite[suite] if suite else (r["eval"].get("overall") or {})
+            out.append({"round": int(key[5:]), "suite": suite or "all",
+                        "success": {names.get(p, p): c for p, c in cells.items() if c},
+                        "vs_previous": r["eval"].get("vs_previous") or {}})
+        return out
+
     def _save(self) -> None:
         tmp = self.state_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.state, indent=2, default=str))  # keeps stage order
@@ -162,10 +188,11 @@ class Loop:
     def _tasks(self, k: int, done: dict) -> dict:
         """Fingerprint what the loop trains on; build the eval suites; refuse an eval that is not held out."""
         from mockphone.tasks import instances, registry
-        from rollout.heldout import EvalOverlap, job_fingerprints
+        from rollout.heldout import EvalOverlap
 
         if k > 1 and "tasks" in self.state.get("round1", {}):
-            return {"inputs": {}, **{key: v for key, v in self.state["round1"]["tasks"].items() if key != "inputs"}}
+            first = {key: v for key, v in self.state["round1"]["tasks"].items() if key != "inputs"}
+            return {"inputs": {}, **first, "round_overlap": self._check_round(k, first)}
         train = self._training_jobs()
         rows = []
         for task, seed in sorted(train):
@@ -180,14 +207,7 @@ class Loop:
         suites = self.config.eval.get("suites")
         if suites:
             result.update(self._suites(suites, rows))
-            jobs = {job for ref in result["suites"] for job in self._suite_jobs(ref)}
-        else:
-            from rollout.spec import RolloutSpec, jobs_for
-
-            spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
-                                                   if key not in ("baselines", "allow_overlap")})
-            jobs = set(jobs_for(spec))
-        evaluated = job_fingerprints(sorted(jobs), "en-US")
+        evaluated = self._evaluated(result.get("suites"))
         shared: dict[str, list] = {}
         for job, fp in evaluated.items():
             if fp in trained:
@@ -200,15 +220,61 @@ class Loop:
                      "this eval is not held out")
         return result
 
+    def _evaluated(self, suites: list[str] | None) -> dict[tuple[str, int], str]:
+        """The eval's (task, seed) jobs and their fingerprints: the suites' instances, or ``eval.tasks``."""
+        from rollout.heldout import job_fingerprints
+        from rollout.spec import RolloutSpec, jobs_for
+
+        if suites:
+            jobs = {job for ref in suites for job in self._suite_jobs(ref)}
+        else:
+            spec = RolloutSpec(policy="oracle", **{key: v for key, v in _with_options(self.config.eval).items()
+                                                   if key not in ("baselines", "allow_overlap", "allow_partial")})
+            jobs = set(jobs_for(spec))
+        return job_fingerprints(sorted(jobs), "en-US")
+
+    def _check_round(self, k: int, first: dict) -> int:
+        """Round ``k``'s fresh rollout instances against the eval's (the round-1 check saw only the
+        rounds planned then): how many are shared; EvalOverlap unless ``eval.allow_overlap``."""
+        from rollout.heldout import EvalOverlap, job_fingerprints
+        from rollout.spec import jobs_for
+
+        evaluated = set(self._evaluated(first.get("suites")).values())
+        mine = job_fingerprints(sorted(jobs_for(self._rollout_spec(k, "oracle"))), "en-US")
+        shared: dict[str, list] = {}
+        for job, fp in mine.items():
+            if fp in evaluated:
+                shared.setdefault(fp, []).append(job)
+        if shared and not self.config.eval.get("allow_overlap"):
+            raise EvalOverlap("this loop", [f"its round {k} rollout instances"], shared)
+        return len(shared)
+
+    def _rollout_spec(self, k: int, policy: str):
+        """Round ``k``'s rollout: the configured jobs on fresh seeds each round (new training instances,
+        new information), round k's seeds shifted by (k-1) x the span of round 1's; ``rollout.fresh: false``
+        keeps the same seeds every round."""
+        from rollout.spec import RolloutSpec, jobs_for
+
+        options = _with_options(self.config.rollout)
+        fresh = options.pop("fresh", True)
+        spec = RolloutSpec(policy=policy, round=k, run_id=self._run_id(k, "rollout"), **options)
+        if not fresh or k == 1:
+            return spec
+        seeds = sorted({seed for _, seed in jobs_for(spec)})
+        span = seeds[-1] - seeds[0] + 1
+        return RolloutSpec(policy=policy, round=k, run_id=self._run_id(k, "rollout"),
+                           **{**options, "seeds": tuple(s + (k - 1) * span for s in seeds)})
+
     def _training_jobs(self) -> set[tuple[str, int]]:
         """Every (task, seed) the loop trains on: demonstrations, rollouts, GRPO's online episodes."""
         from mockphone.tasks import registry
-        from rollout.spec import RolloutSpec, jobs_for
+        from rollout.spec import jobs_for
         from training.mock_episodes import ONLINE_SEED
 
         collect = self.config.collect
         jobs = {(t.name(), s) for t in registry.select(collect.get("tasks", "all")) for s in collect.get("seeds", [0])}
-        jobs |= set(jobs_for(RolloutSpec(policy="oracle", **_with_options(self.config.rollout))))
+        for k in range(1, self.rounds + 1):  # every planned round's fresh rollout instances
+            jobs |= set(jobs_for(self._rollout_spec(k, "oracle")))
         grpo = self.config.grpo
         if grpo.get("env") == "mock":
             names = [t.name() for t in registry.select(grpo.get("tasks", "all"))]
@@ -307,16 +373,37 @@ class Loop:
 
     def _rollout(self, k: int, done: dict) -> dict:
         from rollout.runner import rollout, summary
-        from rollout.spec import RolloutSpec
 
-        spec = RolloutSpec(policy=done["sft"]["model"], round=k, run_id=self._run_id(k, "rollout"),
-                           **_with_options(self.config.rollout))
+        spec = self._rollout_spec(k, done["sft"]["model"])
         report = rollout(self.lake.uri, spec)
         result = summary(self.lake, report.rollout_id)  # what the lake holds: the same after a kill and a rerun
         if result["episodes"] == 0:
             raise StageFailed(f"rollout of {spec.policy} recorded no episode: {report.errors[:3]}")
         return {"inputs": {"policy": spec.policy, "tasks": spec.tasks, "phones": spec.phones}, **result,
                 "invalid_steps": report.invalid_steps}
+
+    def _correct(self, k: int, done: dict) -> dict:
+        """The round's failed rollouts, corrected (``rollout.corrections``): by the oracle annotator
+        (``correct.annotator: oracle``, the embedded default), or only by the corrections people made
+        in Label Studio and pulled into the lake (``annotations``); ``none`` skips the stage."""
+        from rollout.corrections import correct
+
+        options = dict(self.config.correct)
+        annotator = options.pop("annotator", "oracle")
+        if options:
+            raise LoopConfigError(f"correct: unknown field(s) {', '.join(sorted(options))} (annotator)")
+        if annotator not in ("oracle", "annotations", "none"):
+            raise LoopConfigError(f"correct.annotator: {annotator!r} is not one of oracle, annotations, none")
+        rollout_id = done["rollout"]["rollout_id"]
+        inputs = {"annotator": annotator, "rollout_id": rollout_id}
+        if annotator == "none":
+            return {"inputs": inputs, "corrections": 0, "written": 0}
+        if not re.fullmatch(r"[0-9a-f]{12}", rollout_id):
+            raise StageFailed(f"correct: rollout id {rollout_id!r} is not one this loop wrote")
+        report = correct(self.lake, where=f"json_extract_string(meta_json, '$.rollout_id') = '{rollout_id}'",
+                         oracle=annotator == "oracle")
+        self.lake.invalidate()
+        return {"inputs": inputs, **report.to_dict()}
 
     def _grpo(self, k: int, done: dict) -> dict:
         from training.grpo import GRPORun, run_grpo
@@ -330,12 +417,13 @@ class Loop:
                            "mix": self.config.grpo.get("mix", False)}, "model": entry.name, "metrics": entry.metrics}
 
     def _eval(self, k: int, done: dict) -> dict:
-        from rollout.eval import evaluate
+        from rollout.eval import evaluate, partial_message
         from rollout.spec import RolloutSpec
 
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])
         allow = bool(options.pop("allow_overlap", False))
+        allow_partial = bool(options.pop("allow_partial", False))
         options.pop("suites", None)
         suites = (self.state.get("round1", {}).get("tasks") or {}).get("suites") or None
         policies = [done["sft"]["model"], done["grpo"]["model"], *baselines]
@@ -346,13 +434,42 @@ class Loop:
         (self.folder / f"round{k}-eval.md").write_text(report.markdown)
         if report.failed:
             raise StageFailed("eval: " + "; ".join(f"{p} did not run: {e}" for p, e in report.failed.items()))
+        if report.partial and not allow_partial:  # eval.allow_partial: true keeps it (the rows say status=partial)
+            raise StageFailed(f"eval {report.eval_id}: {partial_message(report.partial)}")
         overlap = done.get("tasks", self.state.get("round1", {}).get("tasks", {})).get("overlap")
         result = {"inputs": {"policies": policies, "tasks": options.get("tasks"), "suites": suites},
                   "eval_id": report.eval_id, "folder": report.folder,
                   "held_out": not overlap and not any(report.overlap.values()), "overlap": report.overlap,
                   "by_suite": report.by_suite, "by_category": report.by_category, "overall": report.overall}
+        result["vs_previous"] = self._vs_previous(k, done, report.eval_id, suites)
         result["curves"] = str(self._curves({**self.state, f"round{k}": {**done, "eval": result}}))
         return result
+
+    def _vs_previous(self, k: int, done: dict, eval_id: str, suites: list[str] | None) -> dict[str, Any]:
+        """Round k's SFT and GRPO models against round k-1's, paired on the instances both evaluated
+        (the ``id`` suite when the loop has suites, else every instance): the difference in success
+        with its 95% interval (``rollout.eval.paired_difference``)."""
+        from rollout.eval import paired_difference
+
+        previous = (self.state.get(f"round{k - 1}") or {})
+        if k == 1 or "eval" not in previous:
+            return {}
+        id_suite = next((ref for ref in suites or [] if ref.split("@")[0].endswith("-id")), None)
+
+        def outcomes(eid: str, policy: str) -> dict[tuple[str, int], bool]:
+            rows = self.lake.sql("SELECT results_json FROM evals WHERE eval_id = ? AND policy = ?",
+                                 [eid, policy]).column(0).to_pylist()
+            jobs = set(self._suite_jobs(id_suite)) if id_suite else None
+            return {(r["task"], int(r["seed"])): r["outcome"] == "success" for row in rows
+                    for r in json.loads(row or "[]") if jobs is None or (r["task"], int(r["seed"])) in jobs}
+
+        self.lake.invalidate()
+        out = {"suite": id_suite or "all"}
+        for role in ("sft", "grpo"):
+            out[role] = paired_difference(outcomes(previous["eval"]["eval_id"], previous[role]["model"]),
+                                          outcomes(eval_id, done[role]["model"]))
+            out[role].update(a=previous[role]["model"], b=done[role]["model"])
+        return out
 
     def _curves(self, state: dict) -> Path:
         """``curves.png`` beside the state file: every round's SFT loss and GRPO rewards in sequence, and each
@@ -463,6 +580,7 @@ def _with_options(section: dict[str, Any]) -> dict[str, Any]:
 
 def _short(result: Any) -> str:
     if isinstance(result, dict):
-        keys = ("taskset", "suites", "overlap", "dataset", "model", "rollout_id", "eval_id", "episodes")
+        keys = ("taskset", "suites", "overlap", "dataset", "model", "rollout_id", "eval_id", "episodes",
+                "failed_rollouts", "corrections", "written")
         return ", ".join(f"{key} {result[key]}" for key in keys if key in result) or "ok"
     return str(result)

@@ -9,7 +9,11 @@ per category and app (Wilson 95% intervals, every category of the selector shown
 when a policy has no result there), and paired comparisons with every other policy on
 the episodes both ran (McNemar's exact test on the discordant pairs). Episodes cut short
 by a phone that dropped out are left out of every rate. A policy that did not run gets a
-row with ``status=failed`` and its error, and ``EvalReport.failed`` names it. The markdown
+row with ``status=failed`` and its error, and ``EvalReport.failed`` names it. A policy that ran
+but has an episode missing for some job, or an episode ended by a policy error (an endpoint that
+kept failing), is *partial*: its row has ``status=partial`` and the missing and errored jobs, and
+``EvalReport.partial`` names them; ``phoneloop eval`` and the loop's eval stage fail on either
+unless told ``--allow-partial`` (so 0/5 is never read as 0/6). The markdown
 table and a bar chart are also written under ``<lake>/evals/<eval_id>/`` for reading.
 """
 
@@ -53,12 +57,13 @@ class EvalReport:
     suites: list[str] = field(default_factory=list)  # the suites (name@vN) the jobs came from, if any
     by_suite: dict[str, dict[str, dict]] = field(default_factory=dict)  # suite -> policy -> cell
     overlap: dict[str, int | None] = field(default_factory=dict)  # policy -> evaluated instances it trained on
+    partial: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # policy -> {missing, policy_errors}
 
     def to_dict(self) -> dict:
         return {"eval_id": self.eval_id, "policies": self.policies, "by_category": self.by_category,
                 "by_app": self.by_app, "overall": self.overall, "comparisons": self.comparisons, "failed": self.failed,
                 "markdown": self.markdown, "folder": self.folder, "suites": self.suites, "by_suite": self.by_suite,
-                "overlap": self.overlap,
+                "overlap": self.overlap, "partial": self.partial,
                 "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
 
 
@@ -128,16 +133,51 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     by_suite = _table([{**r, "suite": suite_of.get((r["task"], r["seed"]), "-")} for r in results], "suite", names,
                       resolved) if resolved else {}
     comparisons = paired(results, names)
+    partial = {ident: gaps for ident, gaps in incomplete(results, names, jobs_for(spec)).items() if ident not in failed}
     markdown = render_markdown(names, by_category, by_app, comparisons, failed, overall, by_suite=by_suite,
                                held_out=_held_out_line(resolved, len(fingerprints), overlap))
+    if partial:
+        markdown += "\n" + "\n".join(f"- **{p} is partial**: {_gaps_line(g)}" for p, g in partial.items()) + "\n"
     folder = Path(lake.uri) / "evals" / eval_id
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "report.md").write_text(markdown, encoding="utf-8")
     _chart(names, by_category, folder / "chart.png")
     _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed,
-            suite=",".join(resolved) or None, overlap=overlap, by_suite=by_suite)
+            suite=",".join(resolved) or None, overlap=overlap, by_suite=by_suite, partial=partial)
     return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed,
-                      overall, resolved, by_suite, overlap)
+                      overall, resolved, by_suite, overlap, partial)
+
+
+def incomplete(results: list[dict], names: list[str], jobs: list[tuple[str, int]]) -> dict[str, dict[str, list[str]]]:
+    """Per policy, the jobs (``task#seed``) it has no counted episode for and the episodes a policy
+    error ended; policies with neither are left out. A job cut short by a phone that dropped out
+    counts as missing: the policy's rate would otherwise be over fewer instances than the others'."""
+    expected = sorted(set(jobs))
+    out: dict[str, dict[str, list[str]]] = {}
+    for ident in names:
+        mine = [r for r in results if r["policy"] == ident]
+        have = {(r["task"], r["seed"]) for r in mine}
+        missing = [f"{task}#{seed}" for task, seed in expected if (task, seed) not in have]
+        errors = [f"{r['task']}#{r['seed']}" for r in mine if r["failure_reason"] == "policy_error"]
+        if missing or errors:
+            out[ident] = {"missing": missing, "policy_errors": errors}
+    return out
+
+
+def _gaps_line(gaps: dict[str, list[str]], shown: int = 5) -> str:
+    parts = []
+    for key, label in (("missing", "no episode for"), ("policy_errors", "ended by a policy error")):
+        jobs = gaps.get(key) or []
+        if jobs:
+            more = f" and {len(jobs) - shown} more" if len(jobs) > shown else ""
+            parts.append(f"{len(jobs)} job(s) {label} ({', '.join(jobs[:shown])}{more})")
+    return "; ".join(parts)
+
+
+def partial_message(partial: dict[str, dict[str, list[str]]]) -> str:
+    """One line naming each partial policy and its missing or errored jobs."""
+    return "partial eval: " + "; ".join(f"{p}: {_gaps_line(g)}" for p, g in partial.items()) + \
+        " (--allow-partial keeps such an eval)"
 
 
 def _category(task: str) -> str:
@@ -185,6 +225,28 @@ def paired(results: list[dict], names: list[str]) -> list[dict]:
     return out
 
 
+def paired_difference(a: dict[tuple[str, int], bool], b: dict[tuple[str, int], bool], resamples: int = 2000,
+                      seed: int = 0) -> dict[str, Any]:
+    """Success of ``b`` minus ``a`` over the (task, seed) instances both ran, with a percentile
+    bootstrap 95% interval over those pairs (fixed seed: the same numbers on every run) and
+    McNemar's exact p on the discordant pairs."""
+    import random
+
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    keys = sorted(set(a) & set(b))
+    if not keys:
+        return {"pairs": 0, "diff": None, "low": None, "high": None, "p_value": None}
+    diffs = [float(b[k]) - float(a[k]) for k in keys]
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(resamples))
+    only_a, only_b = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
+    both = sum(a[k] and b[k] for k in keys)
+    p_value = float(mcnemar([[both, only_a], [only_b, len(keys) - both - only_a - only_b]], exact=True).pvalue)
+    return {"pairs": len(keys), "diff": sum(diffs) / len(diffs), "low": means[int(0.025 * resamples)],
+            "high": means[int(0.975 * resamples) - 1], "only_a": only_a, "only_b": only_b, "p_value": p_value}
+
+
 def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[str, Any]:
     if policy.startswith(("http://", "https://")):
         return {"kind": "endpoint", "url": policy, "model": spec.options.model}
@@ -207,7 +269,7 @@ def _profile(spec: RolloutSpec) -> str:
 
 
 def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed, *,
-            suite=None, overlap=None, by_suite=None):
+            suite=None, overlap=None, by_suite=None, partial=None):
     """One ``evals`` row per policy; a rerun of the same eval_id adds nothing twice."""
     have = {r["policy"] for r in lake.sql("SELECT policy FROM evals WHERE eval_id = ?", [eval_id]).to_pylist()}
     seeds = sorted({seed for _, seed in jobs_for(spec)})
@@ -221,7 +283,8 @@ def _record(lake, eval_id, name, loop, spec, policies, names, results, by_catego
             "eval_id": eval_id, "name": name, "policy": ident,
             "policy_json": json.dumps({**_identity(lake, policy, ident, spec), "options": options}, default=str),
             "task_set": spec.tasks, "seeds_json": json.dumps(seeds), "perturbation": _profile(spec),
-            "status": "failed" if ident in failed else "ok", "error": failed.get(ident),
+            "status": "failed" if ident in failed else "partial" if ident in (partial or {}) else "ok",
+            "error": failed.get(ident) or (_gaps_line(partial[ident]) if ident in (partial or {}) else None),
             "episodes": len(mine), "successes": sum(r["outcome"] == "success" for r in mine),
             "results_json": json.dumps(mine, default=str),
             "summary_json": json.dumps({"by_category": {g: c.get(ident) for g, c in by_category.items()},

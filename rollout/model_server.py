@@ -60,7 +60,11 @@ class ModelServer(ThreadingHTTPServer):
         return cls(*load_model(resolve_model(Lake.open(lake_uri), ref).path), **kwargs)
 
     def start(self, http: bool = True) -> ModelServer:
-        """Start batching (and the HTTP endpoint unless ``http=False``: in-process callers use ``submit``)."""
+        """Start batching (and the HTTP endpoint unless ``http=False``: in-process callers use ``submit``),
+        with torch's threads chosen from the cores idle now (``training.common.choose_threads``)."""
+        from training.common import choose_threads
+
+        choose_threads()
         for t in self._loops if http else self._loops[1:]:
             t.start()
         self._http = http

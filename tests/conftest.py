@@ -33,3 +33,24 @@ from datalake.lake import Lake  # noqa: E402
 def lake(tmp_path) -> Lake:
     """A fresh, empty lake in a temporary folder."""
     return Lake.init(tmp_path / "lake")
+
+
+# Under pytest-xdist (scripts/test.sh runs `-n 2 --dist loadgroup`), tests that share an expensive
+# session fixture run on one worker, so each such fixture is built once per run instead of once per
+# worker: the Label Studio server (a minute to migrate), the tiny model fine-tuned for the training
+# tests, the API's research lake. Other tests go to whichever worker is free.
+_SHARED_FIXTURES = {
+    "labelstudio": {"label_studio", "ls_lake"},
+    "training": {"train_lake", "tiny_path", "sft_model"},
+    "api-research": {"research", "research_lake", "rclient"},
+    "api-shared": {"shared_lake", "client", "live_server"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for group, fixtures in _SHARED_FIXTURES.items():
+            if used & fixtures:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break

@@ -261,31 +261,10 @@ def _brief(r: EpisodeResult) -> dict:
 
 
 def cpu_threads() -> int:
-    """Torch threads on CPU, returned: ``PHONELOOP_TORCH_THREADS`` if set, else the largest of 4, 2, 1 that
-    the idle cores can hold (idle share of every core over half a second, with half a core of slack; the
-    1-minute load average would still count work that just ended).
+    """Torch threads on CPU for what runs next, chosen from the cores idle now (``training.common.choose_threads``)."""
+    from training.common import choose_threads
 
-    Measured here on 2 idle cores: 0.35 s per SFT step with one thread, 0.235 s with two. On a loaded
-    machine extra threads wait on each other (OpenMP's threads synchronise at every operation and a
-    thread without a core stalls the rest): ~30 s per step with 2 threads under load 10-15 on 2 cores,
-    ~5 s with one; hence the load check."""
-    import os
-
-    from training.common import use_cpu
-
-    if not use_cpu():
-        return 0
-    import torch
-
-    if os.environ.get("PHONELOOP_TORCH_THREADS"):
-        threads = int(os.environ["PHONELOOP_TORCH_THREADS"])
-    else:
-        import psutil
-
-        idle = (os.cpu_count() or 1) * (1 - psutil.cpu_percent(interval=0.5) / 100)
-        threads = next(t for t in (4, 2, 1) if t == 1 or idle >= t - 0.5)
-    torch.set_num_threads(threads)
-    return threads
+    return choose_threads()
 
 
 def report_lines(report: dict) -> list[str]:

@@ -162,6 +162,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
         episode_reward.policy = CheckpointPolicy(trainer.model, processor, model_ref.path)
 
     # 4. Train, save a plain model, register it with the reward history.
+    threads = common.choose_threads(echo)
     start = time.perf_counter()
     trainer.train(resume_from_checkpoint=resume_from)
     seconds = time.perf_counter() - start
@@ -169,7 +170,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     final = common.save_final(trainer, processor, folder, run.lora)
     record_rank_data(trainer, folder)
     metrics = _reward_metrics(trainer)
-    metrics.update(train_seconds=round(seconds, 3), steps=trainer.state.global_step)
+    metrics.update(train_seconds=round(seconds, 3), steps=trainer.state.global_step, torch_threads=threads)
     entry = common.register(lake, run.output, final, model_ref, export, config, metrics)
     if echo is not None:
         echo(f"registered {entry.name} at {entry.path} (mean reward by step: {metrics['reward']})")

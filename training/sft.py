@@ -129,6 +129,7 @@ def run_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> ModelEntry:
     job = prepare_sft(lake, run, echo)
 
     # 4. Train, save a plain model, register it.
+    threads = common.choose_threads(echo)
     start = time.perf_counter()
     result = job.trainer.train(resume_from_checkpoint=job.resume_from)
     seconds = time.perf_counter() - start
@@ -137,7 +138,7 @@ def run_sft(lake, run: SFTRun, echo: common.Echo | None = None) -> ModelEntry:
     metrics: dict[str, Any] = {**common.loss_metrics(job.trainer), "train_seconds": round(seconds, 3),
                                "train_loss": result.training_loss, "rows": job.export.rows,
                                "samples_per_second": result.metrics.get("train_samples_per_second"),
-                               "world_size": ranks["world_size"]}
+                               "world_size": ranks["world_size"], "torch_threads": threads}
     entry = common.register(lake, run.output, final, job.model_ref, job.export, job.config, metrics)
     if echo is not None:
         echo(f"registered {entry.name} at {entry.path} (loss {metrics['first_loss']} -> {metrics['last_loss']})")

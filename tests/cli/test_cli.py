@@ -143,7 +143,9 @@ def test_demo_runs_a_loop_round_that_learns_and_is_safe_to_run_again(tmp_path):
     out = json.loads(result.stdout)
     assert out["imported"] == 6 and out["quarantined"] == 0
     r = out["round"]
-    assert list(r) == ["tasks", "collect", "curate", "sft", "rollout", "curate_rollouts", "grpo", "eval"]
+    assert list(r) == ["tasks", "collect", "curate", "sft", "rollout", "correct", "curate_rollouts", "grpo", "eval"]
+    failed = r["rollout"]["outcomes"].get("failure", 0)
+    assert r["correct"]["failed_rollouts"] == failed - r["rollout"]["policy_errors"]
     rows = {(x["source"], x["phone"], x["category"]): x for x in out["summary"]}
     assert rows[("oracle", "mock", "single-app")]["success_rate"] == 1.0 and ("rollout", "mock", "single-app") in rows
     sft, grpo = r["sft"]["model"], r["grpo"]["model"]

@@ -89,3 +89,72 @@ def _dataset_episode_ids(dv) -> set[str]:
     files = list(Path(dv.path).rglob("*.parquet"))
     return {eid for f in files if "episode_id" in pq.read_schema(f).names
             for eid in pq.read_table(f, columns=["episode_id"]).column(0).to_pylist()}
+
+
+def test_an_endpoint_that_fails_part_way_makes_the_eval_partial_and_exit_non_zero(lake):
+    """The issue's case: an endpoint answering 5 requests, then 500s; the eval used to exit 0 with
+    `oracle ok 6`, `endpoint ok 2`, as if the endpoint's rate were over the same instances."""
+    args = ["eval", "--tasks", "SettingsWifiOn", "--phones", "mock:1", "--episodes", "3", "--max-steps", "2",
+            "--retries", "0", "--lake", lake.uri]
+    with ChatServer(lambda body: TAP, faults=lambda n: "500" if n >= 5 else None) as server:
+        result = CliRunner().invoke(app, [*args, "--policies", f"oracle,{server.url}"])
+    assert result.exit_code == 1, result.output
+    ident = f"endpoint:default@127.0.0.1:{server.server_address[1]}/v1"
+    assert "partial eval" in result.output and ident in result.output and "policy error" in result.output
+    rows = evals(lake)
+    assert rows["oracle"]["status"] == "ok" and rows[ident]["status"] == "partial"
+    assert "SettingsWifiOn#2" in rows[ident]["error"]
+
+
+def test_allow_partial_keeps_a_partial_eval_and_says_so(tmp_path):
+    lake = Lake.init(tmp_path / "lake")
+    args = ["eval", "--tasks", "SettingsWifiOn", "--phones", "mock:1", "--episodes", "2", "--max-steps", "2",
+            "--retries", "0", "--lake", lake.uri, "--allow-partial"]
+    with ChatServer(lambda body: TAP, faults=lambda n: "500" if n >= 1 else None) as server:
+        result = CliRunner().invoke(app, [*args, "--policies", f"oracle,{server.url}"])
+    assert result.exit_code == 0, result.output
+    assert "is partial" in result.output
+    assert {r["status"] for r in evals(lake).values()} == {"ok", "partial"}
+
+
+def test_incomplete_names_missing_jobs_and_policy_errors():
+    from rollout.eval import incomplete
+
+    results = [{"policy": "a", "task": "T", "seed": s, "failure_reason": None} for s in (0, 1, 2)] + \
+              [{"policy": "b", "task": "T", "seed": 0, "failure_reason": "policy_error"},
+               {"policy": "b", "task": "T", "seed": 1, "failure_reason": None}]
+    gaps = incomplete(results, ["a", "b"], [("T", 0), ("T", 1), ("T", 2)])
+    assert gaps == {"b": {"missing": ["T#2"], "policy_errors": ["T#0"]}}
+
+
+def test_a_half_failed_eval_fails_the_loop_stage_and_the_state_names_policy_and_jobs(tmp_path):
+    """A loop resumed at its eval stage (every earlier stage done), its GRPO model an endpoint that
+    stops answering: the stage fails instead of recording 0/5 beside the oracle's 3/3."""
+    from phoneloop.loop import STAGES, Loop, LoopConfig, StageFailed
+
+    lake = Lake.init(tmp_path / "lake")
+    config = LoopConfig(name="half", eval={"tasks": "SettingsWifiOn", "phones": "mock:1", "episodes": 3,
+                                           "max_steps": 2, "baselines": [], "options": {"retries": 0}})
+    with ChatServer(lambda body: TAP, faults=lambda n: "500" if n >= 3 else None) as server:
+        loop = Loop(lake.uri, config)
+        loop.state = {"round1": {stage: {} for stage in STAGES[:-1]}}
+        loop.state["round1"]["sft"] = {"model": "oracle"}
+        loop.state["round1"]["grpo"] = {"model": server.url}
+        with pytest.raises(StageFailed, match="partial eval"):
+            loop.run(1)
+    saved = json.loads((tmp_path / "lake" / "loops" / "half" / "state.json").read_text())
+    assert saved["failed"]["stage"] == "eval" and "eval" not in saved["round1"]
+    assert f"127.0.0.1:{server.server_address[1]}" in saved["failed"]["error"]
+    assert "SettingsWifiOn#2" in saved["failed"]["error"]
+
+
+def test_paired_difference_is_b_minus_a_on_shared_instances_with_a_bootstrap_interval():
+    from rollout.eval import paired_difference
+
+    a = {("T", s): s % 2 == 0 for s in range(20)}  # 10 of 20
+    b = {("T", s): True for s in range(20)} | {("U", 0): False}  # 20 of 20 (U#0: not in a, left out)
+    d = paired_difference(a, b)
+    assert (d["pairs"], d["diff"], d["only_a"], d["only_b"]) == (20, 0.5, 0, 10)
+    assert 0 < d["low"] < 0.5 < d["high"] <= 1.0 and d["p_value"] == pytest.approx(2 * 0.5 ** 10)
+    assert paired_difference(a, a)["diff"] == 0 and paired_difference(a, a)["low"] == 0
+    assert paired_difference({}, b)["pairs"] == 0

@@ -81,7 +81,11 @@ def uninterrupted(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("whole")
     lake = Lake.init(tmp / "lake")
     assert start(tmp, lake).wait(timeout=900) == 0
+    WHOLE["state"] = state(lake)
     return contents(lake)
+
+
+WHOLE: dict = {}  # the uninterrupted run's state file
 
 
 def test_two_rounds_run_and_round_2_trains_from_round_1s_grpo_model(uninterrupted):
@@ -92,6 +96,14 @@ def test_two_rounds_run_and_round_2_trains_from_round_1s_grpo_model(uninterrupte
     rounds = {r for _, source, purpose, r in uninterrupted["episodes"] if source == "rollout" and purpose == "train"}
     assert rounds == {1, 2}
     assert len({e for e, *_ in uninterrupted["evals"]}) == 2  # one evaluation per round
+    # each round rolls out on fresh training instances, and round 2 is compared with round 1 on the eval's
+    r1, r2 = WHOLE["state"]["round1"], WHOLE["state"]["round2"]
+    assert r1["rollout"]["rollout_id"] != r2["rollout"]["rollout_id"]
+    vs = r2["eval"]["vs_previous"]
+    assert vs["grpo"]["pairs"] == 1 and (vs["grpo"]["a"], vs["grpo"]["b"]) == ("k-r1-grpo", "k-r2-grpo")
+    assert r1["eval"]["vs_previous"] == {}
+    failed = r1["rollout"]["outcomes"].get("failure", 0) - r1["rollout"]["policy_errors"]
+    assert r1["correct"]["failed_rollouts"] == failed and r1["correct"]["written"] <= failed
 
 
 def test_sigkill_during_rollout_and_during_training_then_rerun_gives_the_same_lake(tmp_path, uninterrupted):
