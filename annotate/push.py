@@ -61,8 +61,16 @@ PRESETS = {
     "uncertain-pairing": ("(s.pairing = 'uncertain' OR (s.pairing IS NULL AND json_extract_string(e.meta_json, "
                           "'$.steps_meta[' || s.step_index || '].pairing') = 'uncertain'))"),  # older recordings
     "unjudged-real": "e.phone = 'real' AND e.outcome = 'unknown'",
+    # the policy's own failures on training instances (rollout.corrections): what a correction turns into data
+    "failed-rollouts": ("e.source = 'rollout' AND e.purpose = 'train' AND e.outcome = 'failure' "
+                        "AND coalesce(e.failure_reason, '') NOT IN ('policy_error', 'device_offline')"),
 }
-PRESET_NAMES = "failed, unverified, random:FRACTION, low-confidence[:N], disagreement, uncertain-pairing, unjudged-real"
+# failed-rollouts: each episode's first wrong step (where the oracle annotator found the policy left the
+# oracle's path) comes first, so a person starts where the correction matters
+_FIRST_WRONG = ("CASE WHEN s.step_index = (SELECT min(a.step_index) FROM annotations a WHERE a.episode_id = "
+                "s.episode_id AND a.origin = 'oracle-annotator') THEN 0 ELSE 1 END")
+PRESET_NAMES = ("failed, unverified, random:FRACTION, low-confidence[:N], disagreement, uncertain-pairing, "
+                "unjudged-real, failed-rollouts")
 _BATCH = 500
 
 
@@ -82,6 +90,7 @@ class Selection:
     where: str
     fraction: float | None = None  # a deterministic sample of this share
     lowest: int | None = None  # only the N lowest-confidence steps
+    first: str | None = None  # an ORDER BY term that goes before episode and step order
 
 
 def condition(preset: str | None = None, where: str | None = None) -> Selection:
@@ -90,6 +99,8 @@ def condition(preset: str | None = None, where: str | None = None) -> Selection:
         raise InvalidSelection(f"give exactly one of a preset ({PRESET_NAMES}) or --where SQL")
     if where is not None:
         return Selection(where)
+    if preset == "failed-rollouts":
+        return Selection(PRESETS[preset], first=_FIRST_WRONG)
     if preset in PRESETS:
         return Selection(PRESETS[preset])
     if preset.startswith("random:"):
@@ -114,7 +125,7 @@ def select_steps(lake, preset: str | None = None, where: str | None = None) -> l
     (``low-confidence``: least confident first, ties in episode and step order)."""
     sel = condition(preset, where)
     order = f"{_CONFIDENCE}, e.episode_id, s.step_index LIMIT {sel.lowest}" if sel.lowest else \
-        "e.episode_id, s.step_index"
+        f"{sel.first}, e.episode_id, s.step_index" if sel.first else "e.episode_id, s.step_index"
     sql = f"""
         SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json,
                lead(s.frame_sha) OVER (PARTITION BY s.episode_id ORDER BY s.step_index) AS after_sha,

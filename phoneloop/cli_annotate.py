@@ -100,7 +100,7 @@ def status(lake: LakeOpt = "./lake", json_out: JsonOpt = False) -> None:
 def push(project: ProjectOpt, lake: LakeOpt = "./lake",
          preset: Annotated[str | None, typer.Option(
              help="failed | unverified | random:FRACTION | low-confidence[:N] | disagreement | uncertain-pairing | "
-                  "unjudged-real")] = None,
+                  "unjudged-real | failed-rollouts")] = None,
          where: Annotated[str | None, typer.Option(help="SQL condition over s (steps) and e (episodes).")] = None,
          kind: Annotated[str, typer.Option(help="step (fix actions) or episode (judge outcomes).")] = "step",
          frames_url: Annotated[str | None, typer.Option(

@@ -135,3 +135,15 @@ def test_the_dataset_diff_counts_the_new_instances_and_corrected_episodes_a_roun
     assert add["sources"] == {"corrected": 1}
     text = CliRunner().invoke(app, ["datasets", "diff", v1.ref, v2.ref, "--lake", lake.uri]).output
     assert "adds: 1 new instance(s) (0 dropped), corrected episodes +1" in text
+
+
+def test_the_failed_rollouts_preset_puts_each_episodes_first_wrong_step_first(lake):
+    from annotate.push import select_steps
+
+    rollout = failed_rollout(lake, 4, good=2)
+    lake.write_episodes([replace(Lake.open(lake.uri).episode(rollout), episode_id="eval-copy", purpose="eval")])
+    correct(Lake.open(lake.uri))  # the oracle annotator marks step 2
+    rows = select_steps(Lake.open(lake.uri), preset="failed-rollouts")
+    assert {r["episode_id"] for r in rows} == {rollout}  # eval episodes are not training data to correct
+    assert (rows[0]["episode_id"], rows[0]["step_index"]) == (rollout, 2)
+    assert sorted(r["step_index"] for r in rows[1:]) == [0, 1, 3]
