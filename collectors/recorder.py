@@ -57,12 +57,13 @@ import time
 from typing import Any
 
 from collectors.classify import NAV_MODES, Screen, classify
-from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
+from collectors.errors import CollectorError, RecordingFailed
 from collectors.gestures import KEYS, Gesture, KeyPress, Tracker, parse_line, touch_axes
 from collectors.pairing import Clock, Frame, FrameStore, SameScreen, Tree, pair_frame, pair_tree, quiet_sha, sha
 from collectors.steps import is_key_tap, merge_double_taps, targets, text_changes
 from datalake.types import Action, Episode, Observation, Step
 from datalake.uitree import parse_ui_tree
+from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
 
 UPTIME_SAMPLES = 8  # cat /proc/uptime round trips at start and stop (the best bounds the clock link)
 STAMPED_GRAB = "cat /proc/uptime; screencap -p; cat /proc/uptime"  # the grab lies between the two stamps
@@ -152,13 +153,13 @@ class Recorder:
                 self._capture()  # the final, quiet screen
                 self._tree(0)
                 self._sample_uptime()
-            except (CollectorError, OSError) as exc:
+            except (PhoneError, CollectorError, OSError) as exc:
                 self.error = exc
         began = time.perf_counter()
         steps = self._assemble(self.clock.to_device(end) if self._has_clock() else math.inf)
         assemble_ms = round(1000 * (time.perf_counter() - began), 1)
         if self.error is not None and not steps:
-            raise CollectorError(f"recording failed ({self.error}): nothing was recorded") from self.error
+            raise RecordingFailed(f"recording failed ({self.error}): nothing was recorded") from self.error
         if success and self.error is None and stopped is None:
             steps.append(Step(observation=self._final_observation(), action=Action("terminate", status="success"),
                               meta={"pairing": "ok", "tree": "same_screen", "flags": []}))
@@ -231,7 +232,7 @@ class Recorder:
     def _guard(self, body, *args) -> None:
         try:
             body(*args)
-        except (CollectorError, OSError, ValueError) as exc:  # a thread boundary: stop() reports it
+        except (PhoneError, CollectorError, OSError, ValueError) as exc:  # a thread boundary: stop() reports it
             if not self._stop.is_set():
                 self.error = exc
                 self._stop.set()

@@ -237,9 +237,9 @@ def software_versions() -> dict[str, str | None]:
     of the libraries that decide the bytes of a dataset."""
     from importlib.metadata import PackageNotFoundError, version
 
-    import phoneloop
+    from datalake.version import __version__
 
-    out: dict[str, str | None] = {"phoneloop": phoneloop.__version__, "git_commit": _git_commit()}
+    out: dict[str, str | None] = {"phoneloop": __version__, "git_commit": _git_commit()}
     for dist in ("deltalake", "duckdb", "pyarrow", "datasets", "Pillow", "phonenumbers", "python-stdnum",
                  "rapidocr", "onnxruntime"):
         try:

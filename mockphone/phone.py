@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, i18n, tools, uixml
+from mockphone import gestures, i18n, shell, tools, uixml
 from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
@@ -98,7 +98,7 @@ class MockPhone:
 
     def act(self, action: Action) -> ActResult:
         self._check_open()
-        result = gestures.dispatch(self, action)
+        result = shell.act(self, action) if action.type == "shell" else gestures.dispatch(self, action)
         seconds = action.seconds if action.type == "wait" and action.seconds is not None else (
             2 if action.type == "wait" else 1)
         self.advance(seconds)

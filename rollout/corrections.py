@@ -131,7 +131,7 @@ def _phone_and_task(episode: Episode):
 
 
 def _oracle_plan(phone, task) -> Iterator[Action]:
-    from collectors.loop import OraclePolicy
+    from phones.episode import OraclePolicy
 
     oracle = OraclePolicy(phone, task)
     while True:
@@ -220,7 +220,7 @@ class _Replay:
             return action, None
         if not self._on_path and not self._restarted:  # off the oracle's path: from home, on the state as it is
             self._restarted = True
-            from collectors.loop import OraclePolicy
+            from phones.episode import OraclePolicy
 
             self._plan = iter(())
             self._oracle = OraclePolicy(self._phone, self._task)
@@ -232,7 +232,7 @@ class _Replay:
 
 def corrected_episode(lake: Lake, correction: Correction, max_steps: int = 60) -> Episode:
     """Replay ``correction`` on a fresh phone of its episode's instance (see the module docstring)."""
-    from collectors.loop import run_episode
+    from phones.episode import run_episode
 
     original = lake.episode(correction.episode_id)
     phone, task, seed = _phone_and_task(original)

@@ -28,8 +28,10 @@ from typing import Any, Callable
 
 from datalake import schema as S
 from datalake.lake import Lake
+from fleet.errors import FleetError
 from rollout.errors import RolloutError
-from rollout.runner import RolloutReport, RolloutSpec, jobs_for, policy_identity, rollout
+from rollout.runner import RolloutReport, rollout
+from rollout.spec import RolloutSpec, jobs_for, policy_identity
 
 RESULTS = """
 SELECT policy, task, category, coalesce(app, '-') AS app, json_extract(meta_json, '$.seed')::INT AS seed,
@@ -86,7 +88,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     trained on (``rollout.heldout``): :class:`~rollout.heldout.EvalOverlap` names the shared ones
     unless ``allow_overlap``; each evals row records its suites and overlap count."""
     from rollout import heldout
-    from rollout.runner import parse_phones
+    from rollout.spec import parse_phones
 
     eval_id = eval_id or uuid.uuid4().hex[:12]
     names = [policy_identity(replace(spec, policy=p, name=None)) for p in policies]
@@ -117,7 +119,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
         try:
             rollouts[ident] = report = rollout(lake_uri, run, progress=(lambda r, p=ident: progress(p, r))
                                                if progress else None)
-        except (RolloutError, OSError) as exc:
+        except (RolloutError, FleetError, OSError) as exc:
             failed[ident] = str(exc)
             continue
         if report.episodes == 0 and report.skipped == 0:

@@ -66,7 +66,7 @@ def dedup_near(ws: list[EpisodeRow], ctx: Context, *, threshold: int = 8, min_fr
     to 256, by per-step cluster labels from the sub-quadratic index above that. The
     cost is linear in the episodes plus, per group, members x kept representatives.
 
-    Measured on 189 labelled pairs from mock seeds (``curation.dedup_eval``, 6 seeds of
+    Measured on 189 labelled pairs from mock seeds (``bench.dedup_eval``, 6 seeds of
     ClockAddAlarm, ContactsAdd, NotesCreate, MessagesSend; 24 true pairs: one task seed
     rerun on a phone with another display density, with or without realistic
     perturbations, same actions; 165 false pairs: the same task with other parameters,

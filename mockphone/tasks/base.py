@@ -177,9 +177,9 @@ class Task:
         return float(self.check(phone))
 
     def fingerprint(self, phone: MockPhone | None = None) -> str:
-        """This instance's identity by content (``mockphone.tasks.instances.fingerprint``): template, params,
+        """This instance's identity by content (``mockphone.tasks.identity.fingerprint``): template, params,
         instruction and, once initialised on ``phone``, the start state of the apps it touches."""
-        from mockphone.tasks.instances import fingerprint
+        from mockphone.tasks.identity import fingerprint
 
         return fingerprint(self, self.start_state(phone) if phone is not None else None)
 

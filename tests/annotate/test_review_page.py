@@ -23,11 +23,11 @@ from annotate import push
 from api.app import create_app
 from api.settings import ApiSettings
 from api.signing import FrameSigner
-from collectors import OraclePolicy, run_episode
 from datalake.lake import Lake
 from datalake.types import Action, Device, Episode, Step
 from mockphone import MockPhone
 from mockphone.tasks import registry
+from phones.episode import OraclePolicy, run_episode
 from tests.annotate.conftest import free_port
 
 CHROMIUM = "/usr/bin/chromium"

@@ -4,12 +4,12 @@ import time
 
 import pytest
 
-from collectors.adb_phone import AdbPhone
 from collectors.operator import act_at_human_pace, score
 from collectors.recorder import Recorder
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 from mockphone.tasks.oracle import solve
+from phones.adb_phone import AdbPhone
 
 pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
 

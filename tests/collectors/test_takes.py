@@ -10,7 +10,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from collectors.errors import EpisodeAborted
+from phones.errors import EpisodeAborted
 from collectors.takes import record_takes
 from datalake.types import Action
 from phoneloop.cli import app

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from collectors import OraclePolicy
-from collectors.loop import run_all
-from curation.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
+from collectors.collect import run_all
+from bench.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
 from curation.ops.base import Context
 from curation.ops.dedup import dedup_near
 from mockphone.phone import MockPhone
+from phones.episode import OraclePolicy
 
 
 @pytest.fixture(scope="module")
