@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 from datalake.types import Action
 from mockphone import i18n, world
 from mockphone.errors import InvalidTaskParams, TaskNotInitialized
-from mockphone.tasks import statediff
+from mockphone.tasks import events, statediff
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -147,6 +147,7 @@ class Task:
         self.setup(phone)
         phone.invalidate()
         self._starts[phone] = statediff.snapshot(phone)
+        events.start(phone)  # every later action and the state it leaves, in order (safety, infeasible)
 
     def start_state(self, phone: MockPhone) -> dict[str, Any]:
         """The state snapshot taken right after ``initialize_task`` on ``phone``."""
