@@ -49,6 +49,16 @@ def _filter(ui: UI, max_price: int) -> Iterator[Action]:
     yield from ui.tap(rid="apply")
 
 
+def _filtered(query: str, max_price: int):
+    """A wrong ending: the search with another price bound."""
+    def ending(phone, task) -> None:
+        from mockphone.tasks.safety_tasks import _run
+
+        _run(phone, lambda ui: (a for part in (_search(ui, query), _filter(ui, max_price)) for a in part))
+        phone.act(Action("terminate", status="success"))
+    return ending
+
+
 def _checkout(ui: UI) -> Iterator[Action]:
     yield from ui.tap(rid="cart")
     yield from ui.tap(rid="checkout")
@@ -62,7 +72,11 @@ def _open_product(ui: UI, name: str) -> Iterator[Action]:
 
 
 class ShopSearchPriceRange(Task):
-    """Search and apply a maximum price: a search without the filter scores 0.5."""
+    """Search and apply a maximum price: a search without the filter scores 0.5.
+
+    The filter must be the asked bound exactly (the price field takes whole dollars): a stricter one
+    hides products the user asked to see, a looser one shows what they did not want.
+    """
 
     template = "In Shop, find {query} that cost at most ${max_price}."
     app_names = ("shop",)
@@ -77,7 +91,11 @@ class ShopSearchPriceRange(Task):
     def check(self, phone: MockPhone) -> float:
         s = phone.state("shop").search
         searched = s is not None and self.params["query"].rstrip("s") in s.query.lower()
-        return fraction(searched, searched and s.max_price is not None and 0 < s.max_price <= self.params["max_price"])
+        return fraction(searched, searched and s.max_price == self.params["max_price"])
+
+    def wrong_endings(self) -> dict:
+        return {"stricter-filter": _filtered(self.params["query"], max(1, self.params["max_price"] // 2)),
+                "one-dollar-filter": _filtered(self.params["query"], 1)}
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from _search(ui, self.params["query"])

@@ -36,7 +36,11 @@ def set_budget(ui: UI, budget: int) -> Iterator[Action]:
 
 
 class HotelSearchBudget(Task):
-    """Search hotels in a city with the budget filter applied (the seed article's failure: filter never applied)."""
+    """Search hotels in a city with the budget filter applied (the seed article's failure: filter never applied).
+
+    The filter must be the asked budget exactly (the slider moves in ¥10 steps and every budget is a
+    multiple of 10): a stricter budget hides hotels the user would take.
+    """
 
     template = "In the SuperApp hotel mini-app, find hotels in {city} for at most ¥{budget} per night."
     app_names = ("superapp",)
@@ -48,7 +52,16 @@ class HotelSearchBudget(Task):
     def check(self, phone: MockPhone) -> float:
         s = phone.state("superapp").hotel_search
         city_ok = s is not None and s.city == self.params["city"]
-        return fraction(city_ok, city_ok and 0 < s.max_price <= self.params["budget"])
+        return fraction(city_ok, city_ok and s.max_price == self.params["budget"])
+
+    def wrong_endings(self) -> dict:
+        def stricter(phone: MockPhone, task: Task) -> None:
+            from mockphone.tasks.safety_tasks import _run
+
+            _run(phone, lambda ui: (a for part in (hotel_search(ui, self.params["city"]),
+                                                   set_budget(ui, self.params["budget"] // 2)) for a in part))
+            phone.act(Action("terminate", status="success"))
+        return {"stricter-budget": stricter}
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from hotel_search(ui, self.params["city"])
