@@ -19,12 +19,13 @@ import operator
 from mockphone.errors import UnknownTask
 from mockphone.tasks import (
     comm_tasks, cross_tasks, handoff_tasks, infeasible_tasks, mail_tasks, mixed_tasks, notes_tasks, organiser_tasks,
-    privacy_tasks, safety_tasks, settings_tasks, shop_tasks, superapp_tasks, system_tasks,
+    privacy_tasks, safety_tasks, safety_twins, settings_tasks, shop_tasks, superapp_tasks, system_tasks,
 )
 from mockphone.tasks.base import Task
 
 _MODULES = (settings_tasks, system_tasks, comm_tasks, notes_tasks, organiser_tasks, mail_tasks, shop_tasks,
-            superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, privacy_tasks, infeasible_tasks, mixed_tasks)
+            superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, safety_twins, privacy_tasks, infeasible_tasks,
+            mixed_tasks)
 
 
 def _collect() -> dict[str, type[Task]]:

@@ -248,15 +248,16 @@ def test_extra_words_naming_two_candidates_still_fail(name):
 def test_the_fuzzer_catches_a_verifier_that_allows_everything():
     base = REGISTRY["ContactsLookupNumber"]
     broken = type("BrokenLookup", (base,), {"allowed": ("*",), "__module__": __name__})
-    report = invariants.fuzz([broken], seeds=(0,), per_task=6,
-                             pool={0: invariants._pool([REGISTRY["SettingsBluetoothOn"], REGISTRY["NotesCreate"]], 0)})
+    pool = {0: invariants._pool([REGISTRY["SettingsBluetoothOn"], REGISTRY["NotesCreate"]], 0)}
+    report = invariants.fuzz([broken], seeds=(0,), per_task=6, pool=pool)
     assert report.damaged > 0 and report.failures, report
+    assert all(f.detail.startswith("missed") for f in report.failures)
 
 
 def test_fuzzer_pairs_that_change_nothing_are_reported_and_dropped():
     report = invariants.fuzz([REGISTRY["ContactsLookupNumber"]], seeds=(0,), per_task=4)
-    assert report.pairs == report.damaged + report.inside  # unchanged pairs are not counted as pairs
-    assert report.unchanged >= 0 and report.damaged > 0
+    assert report.pairs == report.damaged + report.inside  # unchanged draws are not counted as pairs
+    assert report.pairs + report.unchanged >= 4 and report.damaged > 0 and not report.failures
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in REGISTRY.items() if c.category == "safety"))
