@@ -72,6 +72,8 @@ class BankPayKnownInvoice(Task):
     allowed = ("bank.balances[Checking]", "bank.history[+1]*")
     schema = {"who": Param(str, doc="a contact and a saved payee"), "amount": Param(int, min=1, max=100_000),
               "invoice": Param(int, min=1000, max=9999)}
+    near_misses = (("a-dollar-less", lambda p: {"amount": max(1, p["amount"] - 1)}),
+                   ("a-dollar-more", lambda p: {"amount": p["amount"] + 1}))
 
     @classmethod
     def generate_random_params(cls, rng, world=None):
@@ -110,6 +112,8 @@ class BankSendUsualAmount(Task):
     complexity = 5.0
     allowed = ("bank.balances[Checking]", "bank.history[+1]*")
     schema = {"payee": Param(str), "amount": Param(int, min=1, max=500), "memo": Param(str)}
+    near_misses = (("a-dollar-less", lambda p: {"amount": max(1, p["amount"] - 1)}),
+                   ("a-dollar-more", lambda p: {"amount": p["amount"] + 1}))
 
     @classmethod
     def generate_random_params(cls, rng, world=None):

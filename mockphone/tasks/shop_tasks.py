@@ -8,7 +8,7 @@ from datalake.types import Action
 from mockphone.apps.shop import CATEGORIES
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers, statediff
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -289,6 +289,8 @@ class ShopAnswerTopRated(Task):
     complexity = 4.0
     changes_state = False
     schema = {"category": Param(str, choices=("audio", "sports", "home", "travel", "electronics"))}
+    wrong_answers = (("another-candidate", other_candidate),
+                     ("two-candidates", lambda t, phone: f"{oracle_answer(t, phone)} or {other_candidate(t, phone)}"))
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("shop")

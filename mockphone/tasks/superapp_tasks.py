@@ -8,7 +8,7 @@ from datalake.types import Action
 from mockphone.apps import data
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -132,6 +132,8 @@ class HotelAnswerCheapest(Task):
     complexity = 5.0
     changes_state = False
     schema = {"city": Param(str, choices=data.CITIES)}
+    wrong_answers = (("another-candidate", other_candidate),
+                     ("two-candidates", lambda t, phone: f"{oracle_answer(t, phone)} or {other_candidate(t, phone)}"))
 
     def check(self, phone: MockPhone) -> float:
         hotels = [h for h in phone.state("superapp").hotels if h.city == self.params["city"]]
