@@ -285,8 +285,9 @@ def check_render_xml(cls: type[Task], seed: int) -> list[Failure]:
 # stored value the oracle did not change. Volatile parts (navigation-like state every task may touch:
 # read marks, the current search, the clock, the agent's own log...) are listed below, on their own.
 
-# any app's fields of these names: read marks, the current search, the shop's cart and the food basket (drafts: nothing is
-# bought or changed for anyone until checkout, which shows up in ``orders``) and the assistant's chat turns
+# any app's fields of these names: read marks, the current search, the shop's cart and the food basket
+# (drafts: nothing is bought or changed for anyone until checkout, which shows up in ``orders``) and the
+# assistant's chat turns
 # (the agent's scratch pad: what it carries elsewhere shows up where it lands)
 VOLATILE_FIELDS = {"read", "unread", "search", "hotel_search", "scroll", "page", "cart", "basket", "basket_restaurant",
                    "turns"}
