@@ -80,6 +80,7 @@ class MockPhone:
             self.apps[cls.package] = app
         self.nav = Navigator(self)
         self.files: dict[str, str] = {}  # files the shell wrote (uiautomator dump)
+        self.event_log: Callable[[MockPhone, Action], None] | None = None  # started by Task.initialize_task
         self._root: Node | None = None
         self._png: bytes | None = None
         self.perturber = self.perturbations.start(self, seed) if self.perturbations is not None else None
@@ -102,6 +103,8 @@ class MockPhone:
         seconds = action.seconds if action.type == "wait" and action.seconds is not None else (
             2 if action.type == "wait" else 1)
         self.advance(seconds)
+        if self.event_log is not None:  # mockphone.tasks.events: every action and the state it left, in order
+            self.event_log(self, action)
         return result
 
     def close(self) -> None:
