@@ -40,7 +40,8 @@ from curation.ops.base import Context
 from curation.ops.redact import redaction_summary
 from curation.recipe import EXCLUDES, Recipe
 from curation.report import render_report
-from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
+from curation.versions import (DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register,
+                               relative_folder)
 from datalake import storage
 from datalake.schema import now
 
@@ -131,8 +132,9 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
         raise
     dv = DatasetVersion(name=recipe.name, version=version, fingerprint=fingerprint, recipe=recipe.text,
                         parents=parents, table_versions=table_versions, counts=counts,
-                        exports={"path": str(final), "formats": exports, "report": "report.html",
-                                 "card": "README.md", "split_rule": details.get("split", {}).get("rule", SPLIT_RULE)})
+                        exports={"path": relative_folder(lake.uri, final), "formats": exports, "report": "report.html",
+                                 "card": "README.md", "split_rule": details.get("split", {}).get("rule", SPLIT_RULE)},
+                        root=lake.uri)
     try:
         register(lake, dv, now())
     except BaseException:
