@@ -222,7 +222,7 @@ def near_miss(task: Task, changes: dict[str, Any]):
     def ending(phone: MockPhone, _task: Task) -> None:
         import copy
 
-        from mockphone.tasks.invariants import _play
+        from mockphone.tasks.play import play_other as _play
 
         other = copy.copy(task)
         other.params = {**task.params, **changes}
@@ -245,7 +245,7 @@ def answer_ending(text: Callable[[Any, Any], str]):
 
 def oracle_answer(task: Task, phone: MockPhone) -> str:
     """The right answer as the oracle reads it off the screen (a probe phone of the same seed and locale)."""
-    from mockphone.tasks.invariants import run_oracle, start
+    from mockphone.tasks.play import run_oracle, start
 
     probe, own = start(type(task), phone.seed, task.params)
     return next(a.text for a in run_oracle(probe, own, terminate=False) if a.type == "answer")

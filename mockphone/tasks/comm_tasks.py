@@ -99,12 +99,12 @@ class AlsoAnother(Task):
             key, kind = self.also
 
             def play(phone: MockPhone, task: Task) -> None:
-                from mockphone.tasks import invariants
+                from mockphone.tasks.play import also_params
 
                 other = other_value(phone, task, kind)
                 if other is None:
                     raise InvalidTaskParams(f"{task.name()}: no other {kind} on this phone")
-                invariants._also_params({**task.params, key: other})(phone, task)
+                also_params({**task.params, key: other})(phone, task)
 
             endings[f"also-another-{kind}"] = play
         return endings

@@ -21,7 +21,6 @@ Each check returns a list of :class:`Failure` (empty = the invariant holds).
 
 from __future__ import annotations
 
-import contextvars
 import io
 import random
 from dataclasses import dataclass, field
@@ -33,9 +32,12 @@ from mockphone.errors import MockPhoneError
 from mockphone.phone import MockPhone
 from mockphone.tasks import events, statediff
 from mockphone.tasks.base import Task
-from mockphone.tasks.oracle import UI, solve
 
-LOCALE: contextvars.ContextVar[str] = contextvars.ContextVar("invariants_locale", default=i18n.DEFAULT)
+from mockphone.tasks.play import LOCALE, run_oracle, start  # noqa: E402  (re-exported: the checks' phones)
+from mockphone.tasks.play import play_other as _play  # noqa: E402
+from mockphone.tasks.play import also_params as _also_params  # noqa: E402
+from mockphone.tasks.play import also_play as _also_play  # noqa: E402
+from mockphone.tasks.play import ending_of as _ending_of  # noqa: E402
 INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "determinism", "render-xml", "collateral")
 NOT_STATE = {"answer", "ask_user", "terminate"}  # actions that leave the phone's state alone
 # changes tried, in order, by the generic side-effect ending: the first the task does not allow is used
@@ -55,17 +57,6 @@ class Failure:
 
     def __str__(self) -> str:
         return f"{self.task} seed {self.seed}: {self.invariant}: {self.detail}"
-
-
-def start(cls: type[Task], seed: int, params: dict | None = None) -> tuple[MockPhone, Task]:
-    phone = MockPhone(seed=seed, locale=LOCALE.get())
-    task = cls(params, seed=seed) if params is not None else cls(seed=seed)
-    task.initialize_task(phone)
-    return phone, task
-
-
-def run_oracle(phone: MockPhone, task: Task, terminate: bool = True) -> list[Action]:
-    return solve(phone, task, terminate=terminate)
 
 
 def check_start_zero(cls: type[Task], seed: int) -> list[Failure]:
@@ -114,11 +105,6 @@ def _truncated(phone: MockPhone, task: Task) -> None:
     phone.act(Action("terminate", status="success"))
 
 
-def _ending_of(actions: list[Action]) -> Action:
-    """The oracle's own terminate (infeasible tasks end with one), else ``terminate(success)``."""
-    return actions[-1] if actions and actions[-1].type == "terminate" else Action("terminate", status="success")
-
-
 def _side_effect(phone: MockPhone, task: Task) -> None:
     ending = _ending_of(run_oracle(phone, task, terminate=False))
     for effect in SIDE_EFFECTS:  # until one of them is a change the task does not allow
@@ -151,16 +137,6 @@ def _other_params(task: Task, seed: int) -> dict | None:
     return None
 
 
-def _play(phone: MockPhone, other: Task) -> None:
-    probe = MockPhone(seed=phone.seed, locale=phone.locale)
-    other.initialize_task(probe)  # set up on its own phone: only its oracle's choices are used
-    ui = UI(phone)
-    for a in other.oracle(ui):
-        phone.act(a)
-        for extra in ui.interruptions():
-            phone.act(extra)
-
-
 def _with_params(params: dict) -> Ending:
     def play(phone: MockPhone, task: Task) -> None:
         try:
@@ -170,25 +146,6 @@ def _with_params(params: dict) -> Ending:
         phone.act(Action("terminate", status="success"))
 
     return play
-
-
-def _also_params(params: dict) -> Ending:
-    """The task done, and then the same done to a second target (the text also sent to another contact)."""
-    def play(phone: MockPhone, task: Task) -> None:
-        ending = _ending_of(run_oracle(phone, task, terminate=False))
-        _also_play(phone, task, params)
-        phone.act(ending)
-
-    return play
-
-
-def _also_play(phone: MockPhone, task: Task, params: dict) -> None:
-    for app in task.app_names:  # start the apps afresh, as an agent going back to them would
-        phone.act(Action("shell", command=f"am force-stop {phone.app(app).package}"))
-    try:
-        _play(phone, type(task)(params))
-    except Exception:  # noqa: BLE001 - the second target is not there: what was done so far stays
-        pass
 
 
 def _also_changes(task: Task, seed: int, params: dict) -> bool:
