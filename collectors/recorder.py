@@ -20,9 +20,8 @@ need a UI tree; the timestamped screencap loop needs neither.
 At ``stop`` every gesture is paired with the last frame fully grabbed after the previous
 action settled and before its touch-down that an earlier grab with the same bytes, at
 least ``pairing.REST_GAP`` before it, confirms (the screen at rest, not mid-transition), and
-with a tree from the same screen. Double taps are
-merged only among taps that are not on the soft keyboard
-(``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
+with a tree from the same screen. Double taps are merged only among taps that are not on the
+soft keyboard (``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
 ``Step.meta`` (the lake's ``meta_json``, and its ``pairing`` column): ``pairing`` ok|uncertain,
 ``frame_lag_ms``, ``tree`` same_screen|uncertain, ``tree_lag_ms``, ``rotation`` (in effect at
 touch-down: from the paired frame's size and the trees' ``rotation``; its coordinates are
@@ -504,8 +503,8 @@ class Recorder:
         screen before typing; only taps on the field, keyboard taps and enter happened until
         ``until``, so later frames with the same bytes show it too, up to the first change. The
         first change is any byte: a short text typed differs from the screen before by fewer
-        pixels than a tolerance for a cursor's blink would allow. The walk starts at the last frame surely
-        before the typing (the most settled); ``ok`` needs the screen seen at rest there
+        pixels than a tolerance for a cursor's blink would allow. The walk starts at the last
+        frame surely before the typing (the most settled); ``ok`` needs the screen seen at rest
         (``pairing.at_rest``: a grab with the same bytes ``REST_GAP`` before, not one blend twice).
         """
         spans = {f: self.clock.span(f, self.grab_window) for f in frames}
