@@ -174,9 +174,13 @@ def record(
     except LakeError as exc:
         fail(str(exc))
 
+    last: list[Recorder] = []  # the previous take's recorder: where it left the touch panel's fingers
+
     def start() -> Recorder:
         try:
-            return Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
+            panel = last[0].panel_state() if last else None
+            last[:] = [Recorder(AdbPhone(serial, port=port), instruction, task=task, panel=panel).start()]
+            return last[0]
         except (CollectorError, PhoneError, ValueError) as exc:
             fail(str(exc))
             raise  # unreachable
