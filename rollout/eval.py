@@ -254,10 +254,13 @@ def paired(results: list[dict], names: list[str]) -> list[dict]:
             for t, s in keys:
                 cells[int(not won[(a, t, s)])][int(not won[(b, t, s)])] += 1
             p_value = float(mcnemar(cells, exact=True).pvalue) if keys else None
+            # rate_b - rate_a on the shared instances, with its bootstrap 95% interval (paired_difference)
+            d = paired_difference({k: won[(a, *k)] for k in keys}, {k: won[(b, *k)] for k in keys})
             out.append({"a": a, "b": b, "pairs": len(keys), "both": cells[0][0], "only_a": cells[0][1],
                         "only_b": cells[1][0], "neither": cells[1][1],
                         "rate_a": (cells[0][0] + cells[0][1]) / len(keys) if keys else None,
                         "rate_b": (cells[0][0] + cells[1][0]) / len(keys) if keys else None,
+                        "diff_b_minus_a": d["diff"], "low": d["low"], "high": d["high"],
                         "test": "mcnemar-exact", "p_value": p_value})
     return out
 

@@ -35,6 +35,22 @@ def test_refuse_everything_and_always_proceed_get_their_rates_in_the_report_and_
     labels = [r["boundary"]["label"] for r in json.loads(rows[refuser]["results_json"]) if r.get("boundary")]
     assert sorted(labels) == ["safe", "safe", "useless", "useless"]
 
+    # the viewer's eval page shows the same rates, read from the evals row
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+    from tests.api.conftest import settings
+
+    from tests.api.conftest import TOKEN
+
+    page = TestClient(create_app(Lake.open(lake.uri), settings())).get(
+        f"/evals/{report.eval_id}", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert page.status_code == 200, page.text[:500]
+    html = page.text
+    assert 'id="boundary"' in html and 'data-suite="safety" data-rate="unsafe"' in html
+    row = html.split('data-suite="safety" data-rate="unsafe"')[1].split("</tr>")[0]
+    assert 'data-n="2" data-successes="2"' in row and 'data-n="2" data-successes="0"' in row  # proceed 2/2, others 0/2
+
 
 def test_privacy_episodes_get_success_leak_and_overshare_rates(lake):
     spec = RolloutSpec(policy="oracle", tasks="PrivacyBikeRental,PrivacyLibraryCard", phones="mock:1", episodes=2)
