@@ -25,13 +25,13 @@ table and a bar chart are also written under ``<lake>/evals/<eval_id>/`` for rea
 from __future__ import annotations
 
 import json
-import math
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from datalake import schema as S
+from datalake.stats import paired_difference, wilson  # noqa: F401  (re-exported: eval's intervals)
 from datalake.lake import Lake
 from fleet.errors import FleetError
 from rollout.errors import RolloutError
@@ -71,16 +71,6 @@ class EvalReport:
                 "markdown": self.markdown, "folder": self.folder, "suites": self.suites, "by_suite": self.by_suite,
                 "overlap": self.overlap, "partial": self.partial, "boundary": self.boundary,
                 "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
@@ -263,28 +253,6 @@ def paired(results: list[dict], names: list[str]) -> list[dict]:
                         "diff_b_minus_a": d["diff"], "low": d["low"], "high": d["high"],
                         "test": "mcnemar-exact", "p_value": p_value})
     return out
-
-
-def paired_difference(a: dict[tuple[str, int], bool], b: dict[tuple[str, int], bool], resamples: int = 2000,
-                      seed: int = 0) -> dict[str, Any]:
-    """Success of ``b`` minus ``a`` over the (task, seed) instances both ran, with a percentile
-    bootstrap 95% interval over those pairs (fixed seed: the same numbers on every run) and
-    McNemar's exact p on the discordant pairs."""
-    import random
-
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    keys = sorted(set(a) & set(b))
-    if not keys:
-        return {"pairs": 0, "diff": None, "low": None, "high": None, "p_value": None}
-    diffs = [float(b[k]) - float(a[k]) for k in keys]
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(resamples))
-    only_a, only_b = sum(d < 0 for d in diffs), sum(d > 0 for d in diffs)
-    both = sum(a[k] and b[k] for k in keys)
-    p_value = float(mcnemar([[both, only_a], [only_b, len(keys) - both - only_a - only_b]], exact=True).pvalue)
-    return {"pairs": len(keys), "diff": sum(diffs) / len(diffs), "low": means[int(0.025 * resamples)],
-            "high": means[int(0.975 * resamples) - 1], "only_a": only_a, "only_b": only_b, "p_value": p_value}
 
 
 def _identity(lake: Lake, policy: str, ident: str, spec: RolloutSpec) -> dict[str, Any]:

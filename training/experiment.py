@@ -27,12 +27,12 @@ rollout runner with the same prompt (the format is recorded with the model,
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from datalake.stats import paired_difference, wilson  # noqa: F401  (wilson: also imported from here)
 from datalake.types import Action
 from training.mock_episodes import (EXTRA_STEPS, ONLINE_SEED, Actor, EpisodeFormat, EpisodeResult, oracle_demo,
                                     oracle_length, run_episode)
@@ -141,26 +141,15 @@ def checkpoint_actor(policy, *, max_new_tokens: int = 48) -> Actor:
     return act
 
 
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score 95% interval of a success rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
 
 def paired(a: list[EpisodeResult], b: list[EpisodeResult], resamples: int = 2000, seed: int = 0) -> dict:
-    """Mean of b - a over the same (task, seed) episodes, with a bootstrap 95% interval."""
-    left = {(r.task, r.seed): float(r.success) for r in a}
-    diffs = [float(r.success) - left[(r.task, r.seed)] for r in b if (r.task, r.seed) in left]
-    if not diffs:
+    """Mean of b - a over the same (task, seed) episodes, with a bootstrap 95% interval
+    (``datalake.stats.paired_difference``, the interval ``phoneloop eval`` and the loop report too)."""
+    d = paired_difference({(r.task, r.seed): r.success for r in a}, {(r.task, r.seed): r.success for r in b},
+                          resamples=resamples, seed=seed)
+    if not d["pairs"]:
         return {"n": 0, "diff": 0.0, "low": 0.0, "high": 0.0}
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(resamples))
-    return {"n": len(diffs), "diff": sum(diffs) / len(diffs), "low": means[int(0.025 * resamples)],
-            "high": means[int(0.975 * resamples) - 1]}
+    return {"n": d["pairs"], "diff": d["diff"], "low": d["low"], "high": d["high"], "p_value": d["p_value"]}
 
 
 def summary(results: list[EpisodeResult]) -> dict:

@@ -16,8 +16,8 @@ phone is deterministic, so that means the template changed since the episode ran
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, Iterable
+from datalake.stats import wilson
 
 if TYPE_CHECKING:
     from datalake.types import Action
@@ -81,15 +81,6 @@ def replay(task_name: str, seed: int, actions: Iterable[Action], *, locale: str 
         return label(task, phone)
     finally:
         phone.close()
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
