@@ -159,7 +159,7 @@ class MiniPrograms:
         to, limit = page.args["to"], self.nav.ride_max
         options = [(k, ride_fare(to, k)) for k in KINDS]
         shown = [ui.item(k, _yuan(f), rid="ride_option", on_tap=(lambda k=k, f=f: self._confirm_ride(to, k, f)))
-                 for k, f in options if f <= limit]
+                 for k, f in options if f <= limit or limit >= RIDE_MAX]
         budget = "any fare" if limit >= RIDE_MAX else tr(self, "up to ¥{price}", price=limit)
         return View("Choose a ride", up=True, body=(
             ui.text(to, style="title", rid="ride_destination"),
@@ -192,7 +192,7 @@ class MiniPrograms:
     # --- movie tickets -------------------------------------------------------------
 
     def _showings(self, film):
-        return [s for s in film.showings if s.price <= self.nav.ticket_max]
+        return [s for s in film.showings if s.price <= self.nav.ticket_max or self.nav.ticket_max >= TICKET_MAX]
 
     def page_movie_home(self, page: Page) -> View:
         query = page.field("movie_search").strip().lower()

@@ -178,9 +178,8 @@ class MiniRideAnswerFare(Task):
         yield from open_mini(ui, "ride")
         yield from ui.type_into("ride_to", self.params["address"])
         yield from ui.tap(rid="ride_fares")
-        row = ui.find(text=kind)
-        price = next(e.text for e in ui.elements() if e.parent == row.parent and e.text.startswith("¥"))
-        yield Action("answer", text=price)
+        rows = yield from ui.collect("ride_option")
+        yield Action("answer", text=next(r[1] for r in rows if r[0] == i18n.t(kind, ui.phone.locale)))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from self._quote(ui, self.params["kind"])
