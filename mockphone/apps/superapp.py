@@ -146,7 +146,8 @@ class SuperApp(MiniPrograms, App):
         if query:
             minis = [ui.item(label, "Mini program", rid="search_result", icon=f"picture:mini-{m}",
                              on_tap=(lambda m=m: self.open_mini(m)))
-                     for m, (label, _, _) in MINI.items() if query in label.lower() or query in m]
+                     for m, (label, _, _) in MINI.items()
+                     if query in label.lower() or query in m or query in i18n.t(label, self.phone.locale)]
             chats = [ui.item(name, last, rid="search_result", icon=f"avatar:{name}",
                              on_tap=(lambda n=name: self.push("chat", name=n)))
                      for name, (last, _, _) in CHATS.items() if query in name.lower()]

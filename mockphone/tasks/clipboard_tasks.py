@@ -17,8 +17,8 @@ from mockphone.tasks.base import Param, Task
 from mockphone.tasks.comm_tasks import ensure_person, pick_name, search_key
 from mockphone.tasks.endings import ending
 from mockphone.tasks.maps_tasks import ensure_place, pick_place
-from mockphone.tasks.miniapp_tasks import RIDES, _world, ensure_parcel, ensure_ticket, minis, one_ride, open_bill, \
-    open_mini, open_parcel, other_bill, other_kind, seq
+from mockphone.tasks.miniapp_tasks import RIDES, _world, ensure_ticket, minis, one_ride, open_mini, other_kind, seq
+from mockphone.tasks.services_tasks import ensure_parcel, open_bill, open_parcel, other_bill
 from mockphone.tasks.travel_tasks import copy_address, stale_address
 from mockphone.world.miniapps import BILLS
 from mockphone.world.places import KINDS

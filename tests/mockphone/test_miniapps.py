@@ -4,7 +4,6 @@ the budget-never-applied and stale-clipboard endings scoring 0."""
 
 import pytest
 
-from datalake.types import Action
 from datalake.uitree import parse_ui_tree
 from mockphone import MockPhone, i18n, world
 from mockphone.apps.catalog_zh import STRINGS
