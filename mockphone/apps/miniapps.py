@@ -8,7 +8,8 @@ and the Maps places): films and showings, earlier tickets, parcels, bills.
 
 What a filter or a search shows is navigation: the fare limit, the ticket price limit and
 the rating filter live on the app (``SuperApp.nav``), outside the state the snapshot reads,
-so browsing never counts as a change; the filter tasks read them there.
+so browsing never counts as a change. A ride or a ticket records the filters it was found under, which
+is what the filter tasks verify.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class MiniRide:
     destination: str
     kind: str
     fare: float
+    fare_filter: int = RIDE_MAX  # the fare limit the options were shown under when it was requested
 
 
 @dataclass
@@ -39,6 +41,8 @@ class Ticket:
     qty: int
     total: int
     code: str
+    price_filter: int = TICKET_MAX  # the filters the film list was shown under when the tickets were bought
+    rating_filter: int = 0
 
 
 @dataclass
@@ -185,7 +189,7 @@ class MiniPrograms:
 
     def _ride(self, to: str, kind: str, price: float) -> None:
         m = self.state.minis
-        m.rides.append(MiniRide(to, kind, price))
+        m.rides.append(MiniRide(to, kind, price, self.nav.ride_max))
         m.recent = [to] + [a for a in m.recent if a != to][:2]
         self.toast("Ride requested")
 
@@ -259,7 +263,8 @@ class MiniPrograms:
     def _buy(self, title: str, show, qty: int) -> None:
         m = self.state.minis
         m.tickets.insert(0, Ticket(title, show.cinema, show.time, qty, show.price * qty,
-                                   ticket_code(title, show.cinema, qty, len(m.tickets))))
+                                   ticket_code(title, show.cinema, qty, len(m.tickets)), self.nav.ticket_max,
+                                   self.nav.min_rating))
         self.phone.nav.stacks[self.package][-2:] = []  # back to the film list
         self.toast("Tickets booked")
 

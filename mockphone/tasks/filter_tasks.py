@@ -2,8 +2,9 @@
 
 PhoneBuddy-4B-SFT reached the hotel search page but never applied the budget: the page
 looked right and was not. Each template here asks for a result under a bound (a nightly
-budget, a ticket price, a rating, a fare) and is verified on the filter itself, set exactly
-as asked (not stricter, not looser), and on a result that satisfies it. Browsing to a
+budget, a ticket price, a rating, a fare) and is verified on the filter the result was found
+under (a ride or a ticket records it; the hotel search is the app's state), set exactly as asked
+(not stricter, not looser), and on a result that satisfies it. Browsing to a
 plausible result without the filter, or with another bound, scores 0; the endings are code.
 """
 
@@ -26,11 +27,6 @@ if TYPE_CHECKING:
     from mockphone.tasks.oracle import UI
 
 RATINGS = (6, 7, 8)  # the rating filter's chips (besides "Any")
-
-
-def nav(phone: MockPhone):
-    """The SuperApp's filters as they are set now (navigation: the snapshot does not read them)."""
-    return phone.app("superapp").nav
 
 
 def slide_filter(ui: UI, value: int, vmax: int, chip: str = "") -> Iterator[Action]:
@@ -116,8 +112,8 @@ class FilterMovieTicketPrice(Task):
 
     def check(self, phone: MockPhone) -> float:
         got = new_tickets(self, phone)
-        return float(nav(phone).ticket_max == self.params["budget"] and got is not None and len(got) == 1
-                     and got[0].film == self.params["film"] and got[0].qty == 1
+        return float(got is not None and len(got) == 1 and got[0].price_filter == self.params["budget"]
+                     and got[0].rating_filter == 0 and got[0].film == self.params["film"] and got[0].qty == 1
                      and got[0].total <= self.params["budget"])
 
     def _buy(self, ui: UI, budget: int | None) -> Iterator[Action]:
@@ -175,8 +171,8 @@ class FilterMovieRating(Task):
 
     def check(self, phone: MockPhone) -> float:
         got = new_tickets(self, phone)
-        return float(nav(phone).min_rating == self.params["rating"] and nav(phone).ticket_max == TICKET_MAX
-                     and got is not None and len(got) == 1 and (got[0].film, got[0].total) == self._want(phone))
+        return float(got is not None and len(got) == 1 and got[0].rating_filter == self.params["rating"]
+                     and got[0].price_filter == TICKET_MAX and (got[0].film, got[0].total) == self._want(phone))
 
     def _buy(self, ui: UI, rating: int | None) -> Iterator[Action]:
         yield from open_mini(ui, "movie")
@@ -227,7 +223,7 @@ class FilterRideFare(Task):
 
     def check(self, phone: MockPhone) -> float:
         rides = minis(phone).rides
-        return float(nav(phone).ride_max == self.params["budget"] and len(rides) == 1
+        return float(len(rides) == 1 and rides[0].fare_filter == self.params["budget"]
                      and rides[0].destination == self.params["address"] and rides[0].fare <= self.params["budget"])
 
     def _ride(self, ui: UI, budget: int | None, kind: str = "") -> Iterator[Action]:

@@ -177,3 +177,14 @@ def test_pasting_the_stale_clipboard_scores_zero(name, seed):
     stale = phone.system.clipboard
     t.wrong_endings()["pasted-the-stale-clipboard"](phone, t)
     assert stale and t.is_successful(phone) == 0.0
+
+
+def test_a_ride_keeps_the_fare_filter_it_was_found_under_when_the_filter_changes_later():
+    from mockphone.tasks.filter_tasks import slide_filter
+
+    phone, t = invariants.start(REGISTRY["FilterRideFare"], 0)
+    invariants.run_oracle(phone, t, terminate=False)
+    _run(phone, lambda ui: slide_filter(ui, 300, 300))  # the fares page is still open after the request
+    assert phone.app("superapp").nav.ride_max == 300
+    assert phone.state("superapp").minis.rides[0].fare_filter == t.params["budget"]
+    assert t.is_successful(phone) == 1.0
