@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from datalake.lake import Lake
 from rollout.eval import evaluate
-from rollout.runner import RolloutSpec
+from rollout.spec import RolloutSpec
 
 
 def test_eval_pages_render_what_the_evaluator_wrote(tmp_path):
