@@ -20,13 +20,23 @@ from mockphone import i18n
 from mockphone import widgets as ui
 from mockphone.apps import data
 from mockphone.apps.base import App
+from mockphone.apps.miniapps import MiniNav, MiniPrograms, MiniState, mini_state
 from mockphone.widgets import Page, View
 
 NO_LIMIT = 1000
 MINI = {"hotel": ("Hotels", "hotel_home", "Book stays in 5 cities"),
-        "food": ("Food delivery", "food_home", "Order from nearby restaurants")}  # page prefix -> label, home
+        "food": ("Food delivery", "food_home", "Order from nearby restaurants"),
+        "ride": ("Ride hailing", "ride_home", "Get a car in minutes"),
+        "movie": ("Movie tickets", "movie_home", "Showings and seats nearby"),
+        "express": ("Express delivery", "express_home", "Track and send parcels"),
+        "utility": ("Utility bills", "utility_home", "Electricity, water and gas")}  # page prefix -> label, home
+ROW_RIDS = {"hotel": "mini_hotels", "food": "mini_food"}  # the older rids; the others are mini_<prefix>
 CHATS = {"Family group": ("Dinner at 7?", "hotel", "Found a nice place for the trip"),
-         "Work": ("Standup moved to 10:30", "food", "Team lunch, order here")}  # last message, shared mini card
+         "Work": ("Standup moved to 10:30", "food", "Team lunch, order here"),
+         "Carpool": ("Leaving at 8:15", "ride", "Book the car here"),
+         "Movie club": ("Saturday works for me", "movie", "Tickets are cheaper here"),
+         "Neighbours": ("Parcel left at the door", "express", "Track it here"),
+         "Home": ("Did you pay the bills?", "utility", "Pay them here")}  # last message, shared mini card
 
 
 @dataclass
@@ -70,6 +80,7 @@ class SuperAppState:
     # restaurant -> [(dish, price in ¥)] in menu order: the dishes are data.RESTAURANTS', the prices the seed's
     menus: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: {k: list(v) for k, v in
                                                                              data.RESTAURANTS.items()})
+    minis: MiniState = field(default_factory=MiniState)  # ride, movie, express and utility mini-programs
 
     def hotel_results(self) -> list[Hotel]:
         s = self.hotel_search
@@ -80,7 +91,7 @@ class SuperAppState:
         return sorted(found, key=lambda h: (-h.stars, h.name))  # "recommended": not by price
 
 
-class SuperApp(App):
+class SuperApp(MiniPrograms, App):
     name = "superapp"
     package = "com.phoneloop.superapp"
     label = "SuperApp"
@@ -90,8 +101,9 @@ class SuperApp(App):
         from mockphone import world
 
         seeded = getattr(self.phone, "world", None) or world.generate(self.phone.seed, self.phone.locale)
+        self.nav = MiniNav()  # filters and recently used mini-programs: navigation, not state
         return SuperAppState(hotels=[Hotel(*h) for h in data.hotels(rng)],
-                             menus={name: list(menu) for name, menu in seeded.food})
+                             menus={name: list(menu) for name, menu in seeded.food}, minis=mini_state(seeded))
 
     def activity(self, page: Page) -> str:
         if page.name == "chat":
@@ -110,6 +122,8 @@ class SuperApp(App):
         return dataclasses.replace(v, actions=v.actions + capsule)
 
     def open_mini(self, mini: str) -> None:
+        recent = self.nav.recent_minis
+        recent[:] = [mini] + [m for m in recent if m != mini][:2]
         self.push(MINI[mini][1])
 
     def close_mini(self) -> None:
@@ -132,19 +146,22 @@ class SuperApp(App):
         if query:
             minis = [ui.item(label, "Mini program", rid="search_result", icon=f"picture:mini-{m}",
                              on_tap=(lambda m=m: self.open_mini(m)))
-                     for m, (label, _, _) in MINI.items() if query in label.lower() or query in m]
+                     for m, (label, _, _) in MINI.items()
+                     if query in label.lower() or query in m or query in i18n.t(label, self.phone.locale)]
             chats = [ui.item(name, last, rid="search_result", icon=f"avatar:{name}",
                              on_tap=(lambda n=name: self.push("chat", name=n)))
                      for name, (last, _, _) in CHATS.items() if query in name.lower()]
             found = minis + chats or [ui.text("No results", style="caption", rid="no_results")]
             return View("SuperApp", body=(search, *found))
+        recent = [ui.text("Recently used", style="caption", copyable=False)] if self.nav.recent_minis else []
+        recent += [ui.item(MINI[m][0], "Mini program", rid="recent_mini", icon=f"picture:mini-{m}",
+                           on_tap=(lambda m=m: self.open_mini(m))) for m in self.nav.recent_minis]
         return View("SuperApp", body=(
             search,
+            *recent,
             ui.text("Mini programs", style="caption", copyable=False),
-            ui.item("Hotels", "Book stays in 5 cities", on_tap=lambda: self.open_mini("hotel"), rid="mini_hotels",
-                    icon="picture:mini-hotel"),
-            ui.item("Food delivery", "Order from nearby restaurants", on_tap=lambda: self.open_mini("food"),
-                    rid="mini_food", icon="picture:mini-food"),
+            *(ui.item(label, blurb, on_tap=(lambda m=m: self.open_mini(m)), rid=ROW_RIDS.get(m, f"mini_{m}"),
+                      icon=f"picture:mini-{m}") for m, (label, _, blurb) in MINI.items()),
             ui.text("Chats", style="caption", copyable=False),
             *(ui.item(name, last, rid="chat", icon=f"avatar:{name}", on_tap=(lambda n=name: self.push("chat", name=n)))
               for name, (last, _, _) in CHATS.items()),

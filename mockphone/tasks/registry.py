@@ -18,17 +18,17 @@ import operator
 
 from mockphone.errors import UnknownTask
 from mockphone.tasks import (
-    comm_tasks, cross_tasks, handoff_tasks, infeasible_tasks, mail_tasks, maps_tasks, media_cross_tasks, mixed_tasks,
-    notes_tasks,
-    organiser_tasks, privacy_tasks, rides_tasks, safety_tasks, safety_twins, settings_tasks, shop_tasks, superapp_tasks,
-    system_tasks, music_tasks, news_tasks, todo_tasks, travel_tasks, weather_tasks,
+    clipboard_tasks, comm_tasks, cross_tasks, filter_tasks, handoff_tasks, infeasible_tasks, mail_tasks, maps_tasks,
+    media_cross_tasks, miniapp_tasks, mixed_tasks, music_tasks, news_tasks, notes_tasks, organiser_tasks,
+    privacy_tasks, rides_tasks, safety_tasks, safety_twins, services_tasks, settings_tasks, shop_tasks,
+    superapp_tasks, system_tasks, todo_tasks, travel_tasks, weather_tasks,
 )
 from mockphone.tasks.base import Task
 
 _MODULES = (settings_tasks, system_tasks, comm_tasks, notes_tasks, organiser_tasks, mail_tasks, shop_tasks,
             superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, safety_twins, privacy_tasks, infeasible_tasks,
             mixed_tasks, maps_tasks, rides_tasks, travel_tasks, todo_tasks, weather_tasks,
-            music_tasks, news_tasks, media_cross_tasks)
+            music_tasks, news_tasks, media_cross_tasks, miniapp_tasks, services_tasks, filter_tasks, clipboard_tasks)
 
 
 def _collect() -> dict[str, type[Task]]:
