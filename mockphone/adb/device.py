@@ -505,14 +505,14 @@ class VirtualDevice:
 
     def rotate(self, rotation: int) -> None:
         """Turn the phone to ``rotation`` (0..3) now: the display swaps sides, the touch panel stays natural."""
-        from mockphone.layout import Display
+        import dataclasses
 
         if rotation not in (0, 1, 2, 3):
             raise ValueError(f"rotation must be 0..3, not {rotation!r}")
         with self.lock:
             d = self.phone.display
             if (rotation - self.rotation) % 2:
-                self.phone.display = Display(width=d.height, height=d.width, dpi=d.dpi)
+                self.phone.display = dataclasses.replace(d, width=d.height, height=d.width)
             self.rotation = rotation
             self.phone.invalidate()
 
