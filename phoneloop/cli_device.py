@@ -32,6 +32,11 @@ def serve(
                                                                  "(returning a later frame).")] = 0.0,
     grab_jitter: Annotated[float, typer.Option(min=0, help="Up to this many seconds before any screencap "
                                                            "grabs.")] = 0.0,
+    real_like: Annotated[bool, typer.Option("--real-like", help="Real-like phones: the realish skin, real-like "
+                                                                "perturbations, gesture navigation and real-like "
+                                                                "latencies (mockphone.reallike); the other "
+                                                                "options above still apply on top when set.")]
+    = False,
 ) -> None:
     """Serve N mock phones over the adb host protocol on 127.0.0.1 until interrupted.
 
@@ -42,16 +47,26 @@ def serve(
     --transition 0.3 --slow-grabs 0.3 --rotate 1. While it runs, `phoneloop device control`
     takes a phone offline, back online, or rotates it.
 
+    --real-like serves stand-ins for real apps (another look, interruptions, latencies) whose state
+    a client cannot read: judge their episodes with rollout.judge, as on a real phone.
+
     Example: phoneloop device serve --port 5555 --phones 4 &  adb -P 5555 shell input tap 540 1000
     """
+    from mockphone import reallike
     from mockphone.adb import VirtualAdbServer
 
+    asked = {"capture_latency": capture_latency, "dump_latency": dump_latency, "nav_mode": nav_mode,
+             "touch_protocol": touch_protocol, "transition": transition, "slow_grabs": slow_grabs,
+             "grab_jitter": grab_jitter}
+    if real_like:  # the real-like settings, except where an option was given a non-default value
+        defaults = {"capture_latency": 0.0, "dump_latency": 0.0, "nav_mode": "3button", "transition": 0.0,
+                    "slow_grabs": 0.0, "grab_jitter": 0.0}
+        asked = {k: (reallike.DEVICE[k] if k in reallike.DEVICE and v == defaults.get(k) else v)
+                 for k, v in asked.items()}
     try:
-        server = VirtualAdbServer(phones=phones, port=port)
+        server = reallike.server(phones, port) if real_like else VirtualAdbServer(phones=phones, port=port)
         for d in server.devices:
-            d.configure(capture_latency=capture_latency, dump_latency=dump_latency, nav_mode=nav_mode,
-                        touch_protocol=touch_protocol, transition=transition, slow_grabs=slow_grabs,
-                        grab_jitter=grab_jitter)
+            d.configure(**asked)
             if rotate:
                 d.rotate(rotate)
     except OSError as exc:
@@ -59,7 +74,8 @@ def serve(
     except ValueError as exc:
         fail(str(exc))
     serials = ", ".join(d.serial for d in server.devices)
-    err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} mock phone(s): {serials}")
+    kind = "real-like" if real_like else "mock"
+    err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} {kind} phone(s): {serials}")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
