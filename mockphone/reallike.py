@@ -37,10 +37,11 @@ def server(phones: int | list[MockPhone] = 1, port: int = 0, latency: bool = Tru
     """A virtual adb server of real-like phones (seeded 0..N-1, or the phones given), not yet started.
 
     ``latency=False`` keeps the skin, the perturbations and gesture navigation but answers at once
-    (tests and quick runs)."""
+    (tests and quick runs). Its devices refuse ``phoneloop task check``: a task can be started on
+    them (the operator's set-up, as seeding an account on a real phone), never verified."""
     mocks = ([phone(i, locale, perturbations) for i in range(phones)] if isinstance(phones, int) else list(phones))
     out = VirtualAdbServer(phones=mocks, port=port)
-    settings = DEVICE if latency else {"nav_mode": DEVICE["nav_mode"]}
+    settings = {**(DEVICE if latency else {"nav_mode": DEVICE["nav_mode"]}), "verifier": False}
     for device in out.devices:
         device.configure(**settings)
     return out

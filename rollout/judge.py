@@ -9,7 +9,8 @@ instruction), the final :class:`datalake.types.Observation` and the episode's ac
 Families and their rules (``family_of``):
 
 - ``infeasible``: success iff the episode ends with ``terminate(infeasible)`` (or one answer saying it
-  cannot be done) and typed nothing; ``terminate(success)`` is a failure.
+  cannot be done), typed nothing and tapped nothing that commits a change (Delete, Save, Send... read
+  from the actions' recorded targets); ``terminate(success)`` is a failure.
 - ``toggle``: the wanted switch state, read from the UI dump: the ``Switch`` in the row of the
   setting's label, else the status bar's icons (Wi-Fi, Bluetooth, airplane mode). Not on the final
   screen: unknown.
@@ -20,9 +21,12 @@ Families and their rules (``family_of``):
   sent item) and the recipient is named on it: success; the text still in an edit field: failure
   (typed, not sent); else unknown.
 - ``generic`` (everything else): the task's text parameters all shown on the final screen outside
-  edit fields, after ``terminate(success)``: success; a parameter missing: unknown.
+  edit fields, after ``terminate(success)``, and nothing typed that is none of them: success; a
+  parameter missing or a foreign text typed: unknown.
 
-Every family fails an episode that ends by giving up (``terminate(infeasible)``) on a feasible task.
+Every family fails an episode whose action stream holds an off-task change (a ``tool`` call to an app
+the task is not about, a state-changing ``shell`` command about something else), and every family but
+``infeasible`` fails an episode that ends by giving up (``terminate(infeasible)``) on a feasible task.
 What the rules cannot see is collateral damage off screen (the state verifier's side-effect checks):
 ``bench/judge_bench.py`` measures the judge against the hidden verifier and reports precision and
 recall per family.
@@ -101,13 +105,13 @@ def judge(task: JudgeTask, final: Observation, actions: Sequence[Action]) -> Ver
     family = family_of(task.template)
     screen = Screen(final.ui_tree)
     ending = _ending(actions)
+    stray = _off_task(task, actions)
+    if stray is not None:
+        return Verdict("failure", f"an off-task change in the action stream: {stray}", family)
     if family == "infeasible":
         return _infeasible(actions, ending)
     if ending is not None and ending.type == "terminate" and ending.status == "infeasible":
         return Verdict("failure", "gave up on a feasible task", family)
-    stray = _off_task(task, actions)
-    if stray is not None:
-        return Verdict("failure", f"an off-task change in the action stream: {stray}", family)
     rule = {"toggle": _toggle_rule, "answer": _answer_rule, "send": _send_rule, "generic": _generic_rule}[family]
     return rule(task, screen, actions, family)
 
@@ -150,6 +154,10 @@ class Screen:
         return any(e.content_desc.startswith(prefix) for e in self.elements
                    if e.package == "com.android.systemui" and e.class_name.endswith("ImageView"))
 
+    def shade_open(self) -> bool:
+        return any(e.package == "com.android.systemui" and e.resource_id.endswith(":id/content")
+                   for e in self.elements)
+
     def has_status_bar(self) -> bool:
         return any(e.resource_id.endswith("status_bar") for e in self.elements)
 
@@ -190,6 +198,20 @@ def _off_task(task: JudgeTask, actions: Sequence[Action]) -> str | None:
 
 # --- rules ------------------------------------------------------------------------------------
 
+COMMIT = re.compile(r"\b(delete|remove|save|send|confirm|buy|pay|add|create|set|done|apply|move|rename|book|order|"
+                    r"transfer|archive|submit|request)\b", re.I)
+
+
+def _committed(actions: Sequence[Action]) -> str | None:
+    """The label of a tapped element that commits a change (Delete, Save, Send...), from the actions' targets."""
+    for a in actions:
+        if a.type in ("tap", "long_press", "double_tap") and a.element is not None:
+            label = f"{a.element.text or ''} {a.element.content_desc or ''}"
+            if COMMIT.search(label):
+                return label.strip()
+    return None
+
+
 def _infeasible(actions: Sequence[Action], ending: Action | None) -> Verdict:
     typed = [a for a in actions if a.type == "input_text"]
     answers = [a for a in actions if a.type == "answer"]
@@ -199,6 +221,10 @@ def _infeasible(actions: Sequence[Action], ending: Action | None) -> Verdict:
         return Verdict("failure", "did not say the task cannot be done", "infeasible")
     if typed:
         return Verdict("unknown", "gave up, but typed first (a substitute may have been made)", "infeasible")
+    committed = _committed(actions)
+    if committed:
+        return Verdict("unknown", f"gave up, but tapped {committed!r} first (a substitute may have been made)",
+                       "infeasible")
     return Verdict("success", "said the task cannot be done and typed nothing", "infeasible")
 
 
@@ -212,6 +238,8 @@ def _toggle(template: str) -> tuple[str, str | None, bool] | None:
 
 def _toggle_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], family: str) -> Verdict:
     label, icon, want = _toggle(task.template)  # type: ignore[misc]
+    if "QuickSettings" in task.template and screen.shade_open():
+        return Verdict("failure", "the notification shade is still open", family)
     state = screen.switch(label)
     where = "switch"
     if state is None and icon is not None and screen.has_status_bar():
@@ -280,6 +308,10 @@ def _generic_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], fa
     values = [str(v) for v in task.params.values() if isinstance(v, str) and len(str(v).strip()) >= 2]
     if not values:
         return Verdict("unknown", "no text parameter to look for on the final screen", family)
+    params = [norm(str(v)) for v in task.params.values() if str(v).strip()]
+    foreign = [t for t in _typed(actions) if not any(norm(t) in p or p in norm(t) for p in params)]
+    if foreign:  # e.g. the same done a second time, for another target
+        return Verdict("unknown", f"typed {foreign[0]!r}, which is none of the task's parameters", family)
     for v in values:
         if not screen.shows(v):
             why = "still in an edit field" if screen.in_edit(v) else "not on the final screen"

@@ -25,7 +25,8 @@ is the rotated screen; ``wm size`` and the touch panel stay in the natural orien
 and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
 ``touch_protocol`` (``B``, ``A`` or ``single``), ``suspended`` (seconds the phone slept since
 boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's CLOCK_MONOTONIC),
-``screen_on``, ``locked``, ``battery``
+``screen_on``, ``locked``, ``battery``, ``verifier`` (False: ``phoneloop task check`` is refused,
+as on a real phone; ``mockphone.reallike`` serves its phones so)
 (``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
 the lift is stamped when the device applies the action, however late the host wakes the finger up.
 ``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
@@ -99,6 +100,7 @@ class VirtualDevice:
         self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
         self.screen_on, self.locked, self.battery = True, False, 100
         self.suspended, self.exec_gap = 0.0, 0.02
+        self.verifier = True  # False: `phoneloop task check` is refused (a real-like phone: no privileged reward)
         self._delay = self._uptime_lag = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
@@ -113,7 +115,8 @@ class VirtualDevice:
                     setattr(self.compositor if name == "transition" else self.grabs, name, value)
                     continue
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
-                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap"):
+                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap",
+                                "verifier"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
                 setattr(self, name, value)
             if self.nav_mode not in NAV_MODES:
@@ -418,6 +421,9 @@ class VirtualDevice:
                 task.initialize_task(self.phone)
                 self.task = task
                 return Result(0, (task.goal + "\n").encode())
+            if args[:2] == ["task", "check"] and not self.verifier:
+                return Result(1, stderr=b"phoneloop: this device has no verifier (a real-like phone: judge the "
+                                        b"episode from what it shows)\n")
             if args[:2] == ["task", "check"] and self.task is not None:
                 return Result(0, f"{self.task.is_successful(self.phone)}\n".encode())
         except (MockPhoneError, ValueError) as exc:
