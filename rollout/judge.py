@@ -10,7 +10,7 @@ Families and their rules (``family_of``):
 
 - ``infeasible``: success iff the episode ends with ``terminate(infeasible)`` (or one answer saying it
   cannot be done), typed nothing and tapped nothing that commits a change (Delete, Save, Send... read
-  from the actions' recorded targets); ``terminate(success)`` is a failure.
+  from the actions' recorded targets; a tap with no recorded target counts as one); ``terminate(success)`` is a failure.
 - ``toggle``: the wanted switch state, read from the UI dump: the ``Switch`` in the row of the
   setting's label, else the status bar's icons (Wi-Fi, Bluetooth, airplane mode). Not on the final
   screen: unknown.
@@ -18,7 +18,8 @@ Families and their rules (``family_of``):
   addresses (or its whole text) shown on the final screen: success; otherwise unknown (the value may
   have been read on an earlier screen).
 - ``send``: the text typed last appears on the final screen outside an edit field (a sent bubble, a
-  sent item) and the recipient is named on it: success; the text still in an edit field: failure
+  sent item), the recipient and the task's other text parameters (a city, a place) are on it, and
+  the typed text holds the task's own text where it has one: success; the text still in an edit field: failure
   (typed, not sent); else unknown.
 - ``generic`` (everything else): the task's text parameters all shown on the final screen outside
   edit fields, after ``terminate(success)``, and nothing typed that is none of them: success; a
@@ -38,10 +39,10 @@ read the UI dump only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from datalake.types import Action, Observation
+from datalake.types import Action, Episode, Observation
 from datalake.uitree import UIElement, parse_ui_tree
 
 OUTCOMES = ("success", "failure", "unknown")
@@ -114,6 +115,20 @@ def judge(task: JudgeTask, final: Observation, actions: Sequence[Action]) -> Ver
         return Verdict("failure", "gave up on a feasible task", family)
     rule = {"toggle": _toggle_rule, "answer": _answer_rule, "send": _send_rule, "generic": _generic_rule}[family]
     return rule(task, screen, actions, family)
+
+
+def judge_episode(episode: Episode, task: JudgeTask, final: Observation | None = None) -> Episode:
+    """``episode`` judged: its outcome from the verdict (``verified_by="judge"``; an unknown verdict leaves the
+    outcome ``unknown``) and ``meta["judge"]``. ``final`` defaults to the last step's observation (the screen
+    the episode ended on, when it ends with ``terminate`` or ``answer``). No lake schema change: the verdict's
+    reason and family live in the episode's meta."""
+    if final is None:
+        if not episode.steps:
+            raise ValueError(f"episode {episode.episode_id or episode.instruction!r} has no steps to judge")
+        final = episode.steps[-1].observation
+    verdict = judge(task, final, [s.action for s in episode.steps])
+    outcome, by = (verdict.outcome, "judge") if verdict.outcome != "unknown" else ("unknown", "none")
+    return replace(episode, outcome=outcome, verified_by=by, meta={**episode.meta, "judge": verdict.to_meta()})
 
 
 # --- what the final screen shows ------------------------------------------------------------
@@ -205,7 +220,9 @@ COMMIT = re.compile(r"\b(delete|remove|save|send|confirm|buy|pay|add|create|set|
 def _committed(actions: Sequence[Action]) -> str | None:
     """The label of a tapped element that commits a change (Delete, Save, Send...), from the actions' targets."""
     for a in actions:
-        if a.type in ("tap", "long_press", "double_tap") and a.element is not None:
+        if a.type in ("tap", "long_press", "double_tap") and a.element is None:
+            return f"an unrecorded element at ({a.x}, {a.y})"  # what it did is not in the record
+        if a.type in ("tap", "long_press", "double_tap"):
             label = f"{a.element.text or ''} {a.element.content_desc or ''}"
             if COMMIT.search(label):
                 return label.strip()
@@ -298,6 +315,11 @@ def _send_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], famil
     missing = [r for r in _recipients(task) if not screen.shows(r)]
     if missing:
         return Verdict("unknown", f"sent text shown, recipient {missing[0]!r} not on the final screen", family)
+    others = [str(v) for k, v in task.params.items() if isinstance(v, str) and k not in ("name", "to", "target",
+                                                                                          "text", "body")]
+    absent = [v for v in others if not screen.shows(v)]
+    if absent:  # what the message is about (a city, a place, a subject) is not on the screen it was sent from
+        return Verdict("unknown", f"sent text shown, but {absent[0]!r} is not on the final screen", family)
     return Verdict("success", "the sent text and its recipient are on the final screen", family)
 
 

@@ -25,8 +25,8 @@ is the rotated screen; ``wm size`` and the touch panel stay in the natural orien
 and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
 ``touch_protocol`` (``B``, ``A`` or ``single``), ``suspended`` (seconds the phone slept since
 boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's CLOCK_MONOTONIC),
-``screen_on``, ``locked``, ``battery``, ``verifier`` (False: ``phoneloop task check`` is refused,
-as on a real phone; ``mockphone.reallike`` serves its phones so)
+``screen_on``, ``locked``, ``battery``, ``verifier`` (False: ``phoneloop task check`` is refused and
+``ro.phoneloop.mock`` is 0, so clients take it for a real phone; ``mockphone.reallike`` serves its phones so)
 (``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
 the lift is stamped when the device applies the action, however late the host wakes the finger up.
 ``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
@@ -278,7 +278,8 @@ class VirtualDevice:
 
     def props(self) -> dict[str, str]:
         """System properties; ``adb devices -l`` shows product/model/device from the same ones."""
-        return {**mockshell.PROPS, "ro.serialno": self.serial, "ro.phoneloop.mock": "1", "ro.product.name":
+        return {**mockshell.PROPS, "ro.serialno": self.serial,
+                "ro.phoneloop.mock": "1" if self.verifier else "0", "ro.product.name":
                 "phoneloop_mock", "ro.product.device": "mock", "ro.sf.lcd_density": str(self.phone.display.dpi),
                 "sys.boot_completed": "1", "ro.build.characteristics": "phone"}
 

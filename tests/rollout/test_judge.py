@@ -114,3 +114,30 @@ def test_judge_precision_and_recall_against_the_hidden_verifier_stay_above_a_flo
     assert s["verified"] >= len(FLOOR_TEMPLATES)  # every oracle episode verified on the real-like phone
     assert s["precision"] >= 0.9
     assert s["recall"] >= 0.75
+
+
+def test_a_collected_real_like_episode_has_no_verifier_and_is_judged_from_what_it_recorded(served):
+    from collectors.loop import run_episode
+    from rollout.judge import judge_episode
+
+    class Replay:  # the oracle's actions, solved on an in-process twin (the served phone's state stays unread)
+        source, name = "oracle", "replay"
+
+        def __init__(self, actions):
+            self.plan = iter(actions)
+
+        def act(self, instruction, observation, history):
+            return next(self.plan, Action("terminate", status="success")), None
+
+    adb = AdbPhone("emulator-5554", port=served.port)
+    task = registry.get("SettingsBluetoothOn")(seed=1)
+    assert not adb.runs_tasks()  # a real-like device presents as a real phone
+    adb.start_task(task, 1)  # the operator's set-up, as seeding a real phone
+    episode = run_episode(adb, Replay(_oracle_actions("SettingsBluetoothOn", 1)), task, seed=1, reset=False,
+                          max_steps=60)
+    assert (episode.outcome, episode.verified_by) == ("unknown", "none")
+    assert "score" not in episode.meta
+    judged = judge_episode(episode, judge_eval.spec(task))
+    assert (judged.outcome, judged.verified_by) == ("success", "judge")
+    assert judged.meta["judge"]["family"] == "toggle"
+    assert served.devices[0].task.is_successful(served.devices[0].phone) == 1.0  # the hidden check agrees
