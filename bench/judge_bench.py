@@ -5,8 +5,8 @@
 Episodes on real-like phones (realish skin, real-like perturbations): the oracle's, random ones, and
 every wrong ending the task invariants know (``rollout.judge_eval``). Prints precision, recall and
 coverage per family, per episode kind and overall, and against a baseline measured on the same
-episodes: "the agent said terminate(success)" (a model's own claim, the reward there is without a
-judge). Figures are printed, never asserted.
+episodes: "the episode ended with terminate(success)" (a model's own claim: the reward there is
+without a judge; infeasible tasks' oracles end with terminate(infeasible), so the claim misses them). Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ def sample(per_family: int) -> list[str]:
 
 def claimed(rows: list[judge_eval.Row]) -> list[judge_eval.Row]:
     """The same episodes judged by the agent's claim alone (no final terminate(success): failure)."""
-    return [replace(r, verdict=Verdict("success" if r.kind != "wrong:claim-success" and "Infeasible" not in r.template
-                                       else "failure", "claim", r.verdict.family)) for r in rows]
+    return [replace(r, verdict=Verdict("success" if r.claimed else "failure", "claim", r.verdict.family))
+            for r in rows]
 
 
 def main() -> None:

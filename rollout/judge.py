@@ -10,7 +10,8 @@ Families and their rules (``family_of``):
 
 - ``infeasible``: success iff the episode ends with ``terminate(infeasible)`` (or one answer saying it
   cannot be done), typed nothing and tapped nothing that commits a change (Delete, Save, Send... read
-  from the actions' recorded targets; a tap with no recorded target counts as one); ``terminate(success)`` is a failure.
+  from the actions' recorded targets, a switch or a check box too; a tap with no recorded target
+  counts as one); ``terminate(success)`` is a failure.
 - ``toggle``: the wanted switch state, read from the UI dump: the ``Switch`` in the row of the
   setting's label, else the status bar's icons (Wi-Fi, Bluetooth, airplane mode). Not on the final
   screen: unknown.
@@ -226,6 +227,8 @@ def _committed(actions: Sequence[Action]) -> str | None:
             label = f"{a.element.text or ''} {a.element.content_desc or ''}"
             if COMMIT.search(label):
                 return label.strip()
+            if (a.element.class_name or "").endswith(("Switch", "CheckBox")):  # flipped a setting
+                return f"a {a.element.class_name.rsplit('.', 1)[-1]}"
     return None
 
 

@@ -39,6 +39,7 @@ class Row:
     kind: str  # oracle | random | wrong:<ending>
     verified: bool  # the hidden verifier's verdict (score == 1.0)
     verdict: Verdict
+    claimed: bool = False  # the episode ended with terminate(success): the agent's own claim
 
 
 def record_actions(phone: MockPhone) -> list[Action]:
@@ -89,7 +90,9 @@ def play(cls: type[Task], seed: int, kind: str, player: Callable[[MockPhone, Tas
         return None
     final = phone.observe()
     verdict = judge(spec(task, phone.locale), final, actions)
-    return Row(cls.name(), seed, kind, task.is_successful(phone) >= 1.0, verdict)
+    last = next((a for a in reversed(actions) if a.type != "wait"), None)
+    claimed = last is not None and last.type == "terminate" and last.status == "success"
+    return Row(cls.name(), seed, kind, task.is_successful(phone) >= 1.0, verdict, claimed)
 
 
 def measure(templates: Iterable[str], seeds: Sequence[int] = (0,), kinds: Sequence[str] = KINDS,
