@@ -15,14 +15,16 @@ Families and their rules (``family_of``):
 - ``toggle``: the wanted switch state, read from the UI dump: the ``Switch`` in the row of the
   setting's label, else the status bar's icons (Wi-Fi, Bluetooth, airplane mode). Not on the final
   screen: unknown.
-- ``answer``: exactly one ``answer`` action (none or several: failure); its numbers, times and e-mail
+- ``answer``: exactly one ``answer`` action (none or several, or one that only repeats a parameter
+  of the question: failure); its numbers, times and e-mail
   addresses (or its whole text) shown on the final screen: success; otherwise unknown (the value may
   have been read on an earlier screen).
 - ``send``: the text typed last appears on the final screen outside an edit field (a sent bubble, a
   sent item), the recipient and the task's other text parameters (a city, a place) are on it, and
   the typed text holds the task's own text where it has one: success; the text still in an edit field: failure
   (typed, not sent); else unknown.
-- ``generic`` (everything else): the task's text parameters all shown on the final screen outside
+- ``generic`` (everything else): a removal (Delete, Remove, Unsave...) is never a success from one
+  screen, and fails when its item is still shown; otherwise the task's text parameters all shown on the final screen outside
   edit fields, after ``terminate(success)``, and nothing typed that is none of them: success; a
   parameter missing or a foreign text typed: unknown.
 
@@ -290,6 +292,9 @@ def _answer_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], fam
     shown = {t.replace(",", "") for t in TOKENS.findall(screen.all_text)}
     if tokens and all(t in shown or t.lstrip("0") in shown for t in tokens):
         return Verdict("success", f"the answer's values {tokens} are on the final screen", family)
+    params = [norm(str(v)) for v in task.params.values() if isinstance(v, str) and str(v).strip()]
+    if norm(text) and any(norm(text) in p or p == norm(text) for p in params):
+        return Verdict("failure", "the answer only repeats what the question named", family)
     if not tokens and screen.shows(text):
         return Verdict("success", "the answer is on the final screen", family)
     return Verdict("unknown", "the answer is not on the final screen", family)
@@ -326,7 +331,13 @@ def _send_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], famil
     return Verdict("success", "the sent text and its recipient are on the final screen", family)
 
 
+REMOVAL = ("Delete", "Remove", "Unsave", "Unfollow", "Clear", "Empty", "Cancel", "Archive", "Forget", "Hide",
+           "Unstar", "Disable")
+
+
 def _generic_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], family: str) -> Verdict:
+    if any(w in task.template for w in REMOVAL):
+        return _removal_rule(task, screen, actions, family)
     ending = _ending(actions)
     if ending is None or ending.type != "terminate" or ending.status != "success":
         return Verdict("unknown", "the episode did not end with terminate(success)", family)
@@ -342,3 +353,12 @@ def _generic_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], fa
             why = "still in an edit field" if screen.in_edit(v) else "not on the final screen"
             return Verdict("unknown", f"parameter {v!r} {why}", family)
     return Verdict("success", "every text parameter is on the final screen", family)
+
+
+def _removal_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], family: str) -> Verdict:
+    """A removal is never proven by one screen (the item may be elsewhere); an item still listed disproves it."""
+    values = [str(v) for v in task.params.values() if isinstance(v, str) and len(str(v).strip()) >= 2]
+    shown = [v for v in values if screen.shows(v)]
+    if shown:
+        return Verdict("failure", f"{shown[0]!r} is still on the final screen", family)
+    return Verdict("unknown", "a removal: its absence from one screen proves nothing", family)
