@@ -18,24 +18,28 @@ PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB
 def serve(
     port: Annotated[int, typer.Option("--port", "-P", help="Loopback port to listen on (0: a free one).")] = 5037,
     phones: Annotated[int, typer.Option("--phones", "-n", min=1, max=64, help="How many mock phones.")] = 1,
-    capture_latency: Annotated[float, typer.Option(min=0, help="Seconds a screencap takes (real phones: ~0.5-1.5).")]
-    = 0.0,
-    dump_latency: Annotated[float, typer.Option(min=0, help="Seconds a uiautomator dump takes.")] = 0.0,
-    nav_mode: Annotated[str, typer.Option(help="3button, gestural or keys: what navigation emits.")] = "3button",
+    capture_latency: Annotated[float | None, typer.Option(min=0, help="Seconds a screencap takes (real phones: "
+                                                                      "~0.5-1.5; default 0, real-like 0.8).")]
+    = None,
+    dump_latency: Annotated[float | None, typer.Option(min=0, help="Seconds a uiautomator dump takes (default 0, "
+                                                                   "real-like 1.2).")] = None,
+    nav_mode: Annotated[str | None, typer.Option(help="3button, gestural or keys: what navigation emits "
+                                                      "(default 3button, real-like gestural).")] = None,
     touch_protocol: Annotated[str, typer.Option(help="B, A or single: how the touch panel reports.")] = "B",
     rotate: Annotated[int, typer.Option("--rotate", min=0, max=3,
                                         help="Start rotated: 0..3 quarter turns (1: landscape).")] = 0,
-    transition: Annotated[float, typer.Option(min=0, help="Seconds a screen change animates; a screencap "
-                                                          "inside it is the two screens blended (Android: "
-                                                          "0.25-0.4).")] = 0.0,
-    slow_grabs: Annotated[float, typer.Option(min=0, max=1, help="Fraction of screencaps that grab 2-3 s late "
-                                                                 "(returning a later frame).")] = 0.0,
-    grab_jitter: Annotated[float, typer.Option(min=0, help="Up to this many seconds before any screencap "
-                                                           "grabs.")] = 0.0,
+    transition: Annotated[float | None, typer.Option(min=0, help="Seconds a screen change animates; a screencap "
+                                                                 "inside it is the two screens blended (Android: "
+                                                                 "0.25-0.4; default 0, real-like 0.3).")] = None,
+    slow_grabs: Annotated[float | None, typer.Option(min=0, max=1, help="Fraction of screencaps that grab 2-3 s "
+                                                                        "late (returning a later frame; default 0, "
+                                                                        "real-like 0.05).")] = None,
+    grab_jitter: Annotated[float | None, typer.Option(min=0, help="Up to this many seconds before any screencap "
+                                                                  "grabs (default 0, real-like 0.2).")] = None,
     real_like: Annotated[bool, typer.Option("--real-like", help="Real-like phones: the realish skin, real-like "
                                                                 "perturbations, gesture navigation and real-like "
-                                                                "latencies (mockphone.reallike); the other "
-                                                                "options above still apply on top when set.")]
+                                                                "latencies, no verifier (mockphone.reallike); "
+                                                                "the options above override its settings.")]
     = False,
 ) -> None:
     """Serve N mock phones over the adb host protocol on 127.0.0.1 until interrupted.
@@ -55,14 +59,12 @@ def serve(
     from mockphone import reallike
     from mockphone.adb import VirtualAdbServer
 
-    asked = {"capture_latency": capture_latency, "dump_latency": dump_latency, "nav_mode": nav_mode,
-             "touch_protocol": touch_protocol, "transition": transition, "slow_grabs": slow_grabs,
-             "grab_jitter": grab_jitter}
-    if real_like:  # the real-like settings, except where an option was given a non-default value
-        defaults = {"capture_latency": 0.0, "dump_latency": 0.0, "nav_mode": "3button", "transition": 0.0,
-                    "slow_grabs": 0.0, "grab_jitter": 0.0}
-        asked = {k: (reallike.DEVICE[k] if k in reallike.DEVICE and v == defaults.get(k) else v)
-                 for k, v in asked.items()}
+    given = {"capture_latency": capture_latency, "dump_latency": dump_latency, "nav_mode": nav_mode,
+             "transition": transition, "slow_grabs": slow_grabs, "grab_jitter": grab_jitter}
+    base = dict(reallike.DEVICE) if real_like else {"capture_latency": 0.0, "dump_latency": 0.0,
+                                                    "nav_mode": "3button", "transition": 0.0, "slow_grabs": 0.0,
+                                                    "grab_jitter": 0.0}
+    asked = {**base, **{k: v for k, v in given.items() if v is not None}, "touch_protocol": touch_protocol}
     try:
         server = reallike.server(phones, port) if real_like else VirtualAdbServer(phones=phones, port=port)
         for d in server.devices:
