@@ -101,9 +101,11 @@ def test_every_template_has_a_family():
     assert Verdict("unknown", "x", "generic").reward is None
 
 
-# measured on these templates, seed 0, over oracle, random and wrong-ending episodes (bench/judge_bench.py --quick
-# prints the full table): precision 1.00, recall 1.00
-FLOOR_TEMPLATES = ("SettingsWifiOff", "ContactsLookupNumber", "MessagesSend", "InfeasibleDeleteMissingNote")
+# one template per family (two generic: a creation, a removal), seed 0, over oracle, random and wrong-ending
+# episodes on real-like phones; measured 2026-12-03: 33 episodes, precision 1.00, recall 0.83 (the removal's oracle
+# is unknown by design). bench/judge_bench.py prints the full table over 57 templates.
+FLOOR_TEMPLATES = ("SettingsWifiOff", "ContactsLookupNumber", "MessagesSend", "InfeasibleDeleteMissingNote",
+                   "NotesCreate", "CalendarDeleteEvent")
 
 
 def test_judge_precision_and_recall_against_the_hidden_verifier_stay_above_a_floor():
@@ -111,7 +113,7 @@ def test_judge_precision_and_recall_against_the_hidden_verifier_stay_above_a_flo
     kinds = {r.kind.split(":")[0] for r in rows}
     s = judge_eval.scores(rows)
     assert kinds == {"oracle", "random", "wrong"}
-    assert s["verified"] >= len(FLOOR_TEMPLATES)  # every oracle episode verified on the real-like phone
+    assert s["verified"] == len(FLOOR_TEMPLATES)  # every oracle episode, and only those, verified
     assert s["precision"] >= 0.9
     assert s["recall"] >= 0.75
 
