@@ -1,6 +1,7 @@
 """The outcome judge: it reads the final screen, the UI dump and the actions, never the mock phone's state."""
 
 import ast
+import copy
 import pathlib
 
 import pytest
@@ -42,9 +43,21 @@ def served():
     server.stop()
 
 
+def _rewind(name: str, seed: int):
+    """A poison that puts every app's state and the system's back to the task's start state (nothing redrawn)."""
+    def poison(phone):
+        twin = reallike.phone(seed)
+        registry.get(name)(seed=seed).initialize_task(twin)
+        for package, app in phone.apps.items():
+            app.state = copy.deepcopy(twin.apps[package].state)
+        phone.system = copy.deepcopy(twin.system)
+    return poison
+
+
 @pytest.mark.parametrize("name,poison", [
     ("SettingsWifiOff", lambda phone: phone.system.settings.__setitem__("global/wifi_on", "1")),
     ("SettingsBluetoothOn", lambda phone: phone.system.settings.__setitem__("global/bluetooth_on", "0")),
+    ("MessagesSend", _rewind("MessagesSend", 0)),
 ])
 def test_judge_reward_is_unchanged_when_the_state_store_is_poisoned(served, name, poison):
     seed = 0
@@ -66,6 +79,27 @@ def test_judge_reward_is_unchanged_when_the_state_store_is_poisoned(served, name
     assert (verdict.outcome, verified) == ("success", 1.0)
     assert judge(task, after, actions) == verdict
     assert device.task.is_successful(device.phone) < 1.0  # the hidden verifier saw the poison
+
+
+@pytest.mark.parametrize("name", ["ContactsLookupNumber", "InfeasibleDeleteMissingNote", "NotesCreate"])
+def test_judge_reward_is_unchanged_when_the_state_store_is_rewound_in_process(name):
+    """Answers and give-ups are logged by the phone, not sent over adb: these run on an in-process real-like phone
+    (the judge still gets only the observation and the actions)."""
+    phone = reallike.phone(0)
+    task = registry.get(name)(seed=0)
+    task.initialize_task(phone)
+    actions = solve(phone, task)
+    before = phone.observe()
+    spec = judge_eval.spec(task)
+    verdict = judge(spec, before, actions)
+    assert (verdict.outcome, task.is_successful(phone)) == ("success", 1.0)
+
+    _rewind(name, 0)(phone)  # no invalidate: the screen stays as it was
+    after = phone.observe()
+
+    assert after.screenshot == before.screenshot and after.ui_tree == before.ui_tree
+    assert judge(spec, after, actions) == verdict
+    assert task.is_successful(phone) == 0.0
 
 
 def test_a_real_like_device_refuses_to_verify(served):
