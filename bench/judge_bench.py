@@ -6,7 +6,8 @@ Episodes on real-like phones (realish skin, real-like perturbations): the oracle
 every wrong ending the task invariants know (``rollout.judge_eval``). Prints precision, recall and
 coverage per family, per episode kind and overall, and against a baseline measured on the same
 episodes: "the episode ended with terminate(success)" (a model's own claim: the reward there is
-without a judge; infeasible tasks' oracles end with terminate(infeasible), so the claim misses them). Figures are printed, never asserted.
+without a judge; infeasible tasks' oracles end with terminate(infeasible), so the claim misses them).
+Figures are printed, never asserted.
 """
 
 from __future__ import annotations

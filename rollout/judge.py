@@ -16,17 +16,16 @@ Families and their rules (``family_of``):
   setting's label, else the status bar's icons (Wi-Fi, Bluetooth, airplane mode). Not on the final
   screen: unknown.
 - ``answer``: exactly one ``answer`` action (none or several, or one that only repeats a parameter
-  of the question: failure); its numbers, times and e-mail
-  addresses (or its whole text) shown on the final screen: success; otherwise unknown (the value may
-  have been read on an earlier screen).
+  of the question: failure); its numbers, times and e-mail addresses (or its whole text) shown on
+  the final screen: success; otherwise unknown (the value may have been read on an earlier screen).
 - ``send``: the text typed last appears on the final screen outside an edit field (a sent bubble, a
   sent item), the recipient and the task's other text parameters (a city, a place) are on it, and
-  the typed text holds the task's own text where it has one: success; the text still in an edit field: failure
-  (typed, not sent); else unknown.
+  the typed text holds the task's own text where it has one: success; the text still in an edit
+  field: failure (typed, not sent); else unknown.
 - ``generic`` (everything else): a removal (Delete, Remove, Unsave...) is never a success from one
-  screen, and fails when its item is still shown; otherwise the task's text parameters all shown on the final screen outside
-  edit fields, after ``terminate(success)``, and nothing typed that is none of them: success; a
-  parameter missing or a foreign text typed: unknown.
+  screen, and fails when its item is still shown; otherwise the task's text parameters all shown on
+  the final screen outside edit fields, after ``terminate(success)``, and nothing typed that is none
+  of them: success; a parameter missing or a foreign text typed: unknown.
 
 Every family fails an episode whose action stream holds an off-task change (a ``tool`` call to an app
 the task is not about, a state-changing ``shell`` command about something else), and every family but

@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from tests.adb.helpers import free_port  # noqa: F401  (points adbutils away from a real adb server first)
+import tests.adb.helpers  # noqa: F401,E402  (points adbutils away from a real adb server first)
 
 from collectors.adb_phone import AdbPhone  # noqa: E402
 from datalake.types import Action, Observation  # noqa: E402
