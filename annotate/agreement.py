@@ -21,6 +21,15 @@ review rows are not votes) and, over the targets two or more annotators judged:
   consensus (the majority type, resp. outcome, of the others and themselves) and median
   lead time in seconds.
 
+- ``matrix``: annotator x annotator, the targets each pair both judged and the share
+  they agreed on (the same outcome; the same action within the tolerance and the same
+  step-correct judgement);
+- ``with_reviewers``: per annotator, over steps a reviewer gave an explicit verdict,
+  the share where their answer is the final one (``steps_resolved``);
+- ``gold``: per annotator, over gold steps (steps of episodes the verifier passed, whose
+  recorded action is a known answer; ``annotate push --gold N`` mixes them in), the
+  share they answered right.
+
 ``disagreements`` lists the first targets where any comparison differed.
 """
 
@@ -42,7 +51,7 @@ def agreement(lake, tolerance_px: float = 14.0) -> dict[str, Any]:
     rows = lake.sql("""
         SELECT a.target, a.episode_id, a.step_index, a.annotator, a.action_json, a.step_correct, a.outcome,
                a.lead_time, s.action_json AS recorded_json
-        FROM annotations a LEFT JOIN steps s ON a.target = 'step' AND s.episode_id = a.episode_id
+        FROM annotations_current a LEFT JOIN steps s ON a.target = 'step' AND s.episode_id = a.episode_id
                                               AND s.step_index = a.step_index
         WHERE a.status = 'accepted' AND a.annotator IS NOT NULL AND NOT coalesce(a.is_review, false)
         QUALIFY row_number() OVER (PARTITION BY a.target, a.episode_id, a.step_index, a.annotator
@@ -67,8 +76,74 @@ def agreement(lake, tolerance_px: float = 14.0) -> dict[str, Any]:
                   "text": _share(_pairs(steps, _same_text))},
         "episodes": {"items": len(episodes), "outcome": categorical(episodes, lambda r: r["outcome"])},
         "per_annotator": _per_annotator(rows, shared),
+        "matrix": matrix(shared, tolerance_px),
+        "with_reviewers": with_reviewers(lake, rows, tolerance_px),
+        "gold": gold(lake, rows, tolerance_px),
         "disagreements": _disagreements(shared, tolerance_px),
     }
+
+
+def _agrees(a: dict, b: dict, tolerance_px: float) -> bool:
+    """Two annotators' answers on one target agree: same outcome (episodes), or the same
+    action within the tolerance and the same step-correct judgement (steps)."""
+    if a["target"] == "episode":
+        return a["outcome"] == b["outcome"]
+    if (a["step_correct"] is False) != (b["step_correct"] is False):
+        return False
+    return bool(a["action"] and b["action"] and _same_action(a["action"], b["action"], tolerance_px))
+
+
+def matrix(shared: dict[tuple, list[dict]], tolerance_px: float) -> dict[str, Any]:
+    """Annotator x annotator: for each pair, the targets both judged and the share they agreed on."""
+    people = sorted({r["annotator"] for judged in shared.values() for r in judged})
+    both: Counter = Counter()
+    agreed: Counter = Counter()
+    for judged in shared.values():
+        for a, b in combinations(judged, 2):
+            key = tuple(sorted((a["annotator"], b["annotator"])))
+            both[key] += 1
+            agreed[key] += _agrees(a, b, tolerance_px)
+    cells = [[None if p == q else ({"items": both[k], "agreement": round(agreed[k] / both[k], 4)} if both[k]
+                                   else {"items": 0, "agreement": None})
+              for q in people for k in [tuple(sorted((p, q)))]] for p in people]
+    return {"annotators": people, "cells": cells}
+
+
+def with_reviewers(lake, rows: list[dict], tolerance_px: float) -> list[dict]:
+    """Per annotator, over the steps a reviewer judged with an explicit verdict: the share where
+    their answer is the final one (``steps_resolved``: the reviewer's fix, the recorded action
+    after a reject, the annotators' answer after an accept)."""
+    final = {(r["episode_id"], r["step_index"]): r for r in lake.sql("""
+        SELECT r.episode_id, r.step_index, r.action_json, r.corrected FROM steps_resolved r
+        WHERE EXISTS (SELECT 1 FROM annotations_current a WHERE a.is_review AND a.target = 'step'
+                      AND a.review_verdict IN ('accept', 'fix', 'reject')
+                      AND a.episode_id = r.episode_id AND a.step_index = r.step_index)""").to_pylist()}
+    return _scored(rows, final, tolerance_px)
+
+
+def gold(lake, rows: list[dict], tolerance_px: float) -> list[dict]:
+    """Per annotator, over gold steps (steps of episodes the verifier passed: the recorded action
+    is a known answer, ``annotate.push.gold_steps``): the share they answered right."""
+    known = {(r["episode_id"], r["step_index"]): {**r, "corrected": False} for r in lake.sql("""
+        SELECT s.episode_id, s.step_index, s.action_json FROM steps s JOIN episodes_resolved e USING (episode_id)
+        WHERE e.outcome = 'success' AND e.verified_by = 'verifier'""").to_pylist()}
+    return _scored(rows, known, tolerance_px)
+
+
+def _scored(rows: list[dict], answers: dict[tuple, dict], tolerance_px: float) -> list[dict]:
+    stats: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        answer = answers.get((row["episode_id"], row["step_index"])) if row["target"] == "step" else None
+        if answer is None:
+            continue
+        right = json.loads(answer["action_json"])
+        said_wrong = row["step_correct"] is False and row["action_json"] is None
+        corrected_is_recorded = not answer["corrected"]
+        ok = (not (said_wrong and corrected_is_recorded)) and bool(row["action"]) and \
+            _same_action(row["action"], right, tolerance_px)
+        stats[row["annotator"]].append(ok)
+    return [{"annotator": who, "items": len(v), "agreement": round(sum(v) / len(v), 4)}
+            for who, v in sorted(stats.items())]
 
 
 def categorical(items: list[list[dict]], label) -> dict[str, Any]:

@@ -12,6 +12,7 @@ delivers). SDK and HTTP errors become ``LabelStudioError`` naming the call.
 from __future__ import annotations
 
 import json
+import re
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,6 +22,12 @@ from annotate.errors import LabelStudioError, ProjectNotFound
 
 # The SDK takes seconds to import: it is imported when a client is made, so the API's
 # webhook (and anything else that only might talk to Label Studio) starts fast.
+
+
+def form_errors(html: str) -> str:
+    """The error lines of a Django form page (``<ul class="errorlist">`` items), joined."""
+    items = re.findall(r'<ul class="(?:errorlist|field_errors)[^"]*">(.*?)</ul>', html, flags=re.S)
+    return "; ".join(re.sub(r"<[^>]+>", " ", item).strip() for item in items)
 
 
 def plain(obj: Any) -> Any:
@@ -114,6 +121,10 @@ class LabelStudio:
         with self._call(f"update annotation {annotation_id}"):
             return plain(self.sdk.annotations.update(annotation_id, result=result, **fields))
 
+    def delete_annotation(self, annotation_id: int) -> None:
+        with self._call(f"delete annotation {annotation_id}"):
+            self.sdk.annotations.delete(annotation_id)
+
     def export(self, project_id: int) -> list[dict]:
         """The annotated tasks of a project, with their annotations (JSON export)."""
         with self._call(f"export project {project_id}"):
@@ -125,10 +136,31 @@ class LabelStudio:
         with self._call("list users"):
             return {u["id"]: u for u in plain(list(self.sdk.users.list()))}
 
-    def create_user(self, email: str, password: str | None = None, **fields) -> dict:
-        with self._call(f"create user {email!r}"):
-            extra = {"password": password} if password else {}
-            return plain(self.sdk.users.create(username=email, email=email, **extra, **fields))
+    def invite_link(self) -> dict:
+        """The organisation's invite link (``invite_url``: ``/user/signup/?token=...``, and ``token``)."""
+        with self._call("get the invite link"):
+            return plain(self.sdk.organizations.invites.get_invite_link())
+
+    def sign_up(self, email: str, password: str) -> dict:
+        """Create a person who can log in: the server's own signup form, opened through the invite
+        link (Label Studio's users API ignores a password passed to it). Returns the new user."""
+        invite = self.invite_link()["invite_url"]
+        signup = f"{self.url}{invite}" if invite.startswith("/") else invite
+        with httpx.Client(timeout=self._http.timeout, trust_env=False, follow_redirects=False) as browser:
+            try:
+                form = browser.get(signup)
+                csrf = browser.cookies.get("csrftoken")
+                sent = browser.post(signup, data={"csrfmiddlewaretoken": csrf or "", "email": email,
+                                                  "password": password, "how_find_us": "", "elaborate": ""},
+                                    headers={"Referer": signup, "X-CSRFToken": csrf or ""})
+                if sent.status_code not in (301, 302, 303) or form.status_code != 200:
+                    raise LabelStudioError(f"sign up {email!r} at {self.url} -> HTTP {sent.status_code}: "
+                                           f"{form_errors(sent.text) or sent.text[:200]}")
+                me = browser.get(f"{self.url}/api/current-user/whoami")
+                me.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise LabelStudioError(f"sign up {email!r} at {self.url} failed: {exc}") from None
+        return me.json()
 
     # -- webhooks ------------------------------------------------------------------------
     def webhooks(self, project_id: int) -> list[dict]:
@@ -139,4 +171,5 @@ class LabelStudio:
         with self._call(f"create a webhook for project {project_id}"):
             return plain(self.sdk.webhooks.create(
                 url=url, project=project_id, send_payload=True, send_for_all_actions=False,
-                actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED"], headers=headers or {}, is_active=True))
+                actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"], headers=headers or {},
+                is_active=True))

@@ -4,12 +4,15 @@
   action drawn on it as the prediction: tap point, swipe start and end and the arrow
   from one to the other, target box)
   and the after frame side by side, each 380 px wide; right, the instruction, the
-  recorded action in words, the point and box labels, then the controls: the action
+  recorded action in words, the model's raw output and score (a step whose output did
+  not parse reads INVALID and starts with nothing selected), the point and box labels,
+  then the controls: the action
   type, key, scroll direction or terminate status, text, whether the recorded step
   was correct, a reviewer's verdict and a note. Every choice has a keyboard shortcut
   (``HOTKEYS``).
 - ``episode_review()``: every step's screenshot in order (paged), each with its recorded
   action drawn, beside the instruction, the actions in words, the episode's outcome
+  (nothing pre-selected)
   (success, failure, unknown), a reviewer's verdict and a note.
 
 The control names are the ones ``annotate.convert`` reads back; ``kind_of`` tells a
@@ -80,6 +83,7 @@ def step_review() -> str:
         f'<View style="{_PANE}">' + frames +
         '<View style="flex:1 1 auto;min-width:420px">'
         '<Header value="$instruction" size="5"/><Text name="words" value="$action_text"/>'
+        '<Text name="model" value="$model_text"/>'
         '<KeyPointLabels name="point" toName="image" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
         + ARROW.format(to="image") +
         '<RectangleLabels name="element" toName="image" showInline="true">'

@@ -41,12 +41,18 @@ The row has status ``accepted``; the person is resolved by ``annotate.people``
 Label Studio user id, ``annotator_email`` and ``annotator`` = the email (the id when
 unknown). It keeps Label Studio's project, task and annotation ids, ``created_at``,
 ``updated_at`` and ``lead_time``. An annotation by a team reviewer is a review row
-(``is_review``, ``review_verdict`` = the ``review`` choice, else ``fix`` when it says
-something, else ``accept``; an ``accept`` keeps no answer of its own). Origin is
+(``is_review``, ``review_verdict`` = the ``review`` choice, else ``accept``; an
+``accept`` keeps no answer of its own). Origin is
 ``label-studio:<project>/<task>/<annotation>``; the id is derived from the origin, what
-the annotation says and Label Studio's ``updated_at`` (not from how it arrived), so a
-redelivered or reordered webhook, or a pull after the webhook, writes nothing new,
-while each saved edit (A -> B -> A included) is its own row.
+the annotation says, who said it (annotator id, email, review or not) and Label Studio's
+``updated_at`` (not from how it arrived), so a redelivered or reordered webhook, or a pull
+after the webhook, writes nothing new, while each saved edit (A -> B -> A included) is
+its own row, and a row stored under a bare user id (users could not be listed) differs
+from the same annotation with its person known: ``annotate.pull`` heals it.
+
+A review counts only with an explicit ``review`` choice (accept, fix or reject): the
+review form starts pre-filled with the recorded action, so a reviewer's submit without
+a verdict is an ``accept`` (noted in the row) and never overrides an annotator.
 Anything else (unknown action, missing task data, an episode or step not in the lake,
 an invalid corrected action) raises ``InvalidPayload``.
 """
@@ -77,12 +83,14 @@ _NO = {"no", "false", "incorrect", "wrong", "0"}
 _POINTED = ("tap", "double_tap", "long_press", "scroll", "input_text")  # types a keypoint places
 _ELEMENT = ("tap", "double_tap", "long_press", "scroll", "input_text")  # types that take an element
 _CONTENT = ("target", "episode_id", "step_index", "action_json", "step_correct", "outcome", "note", "origin",
-            "review_verdict", "ls_updated_at")
+            "review_verdict", "ls_updated_at", "annotator_id", "annotator_email", "is_review")
+IDENTITY = ("annotator", "annotator_id", "annotator_email", "is_review")  # who: healed when users list again
 _FIELD_OF = {"key": "key", "direction": "direction", "status": "status"}
 
 
-def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
-    """The ``annotations`` row for an event; raises InvalidPayload (nothing is written)."""
+def check(payload: Any) -> tuple[dict, dict, dict, dict[str, Any]]:
+    """What can be checked without the lake (the shape, every result item): (task, annotation,
+    task data, fields). The webhook runs it before it acknowledges; raises InvalidPayload."""
     if not isinstance(payload, dict) or payload.get("action") not in ACTIONS:
         raise InvalidPayload(f"webhook action must be one of {ACTIONS}")
     task, annotation = _obj(payload, "task"), _obj(payload, "annotation")
@@ -93,21 +101,37 @@ def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
     step_index = data.get("step_index")
     if step_index is not None and (not isinstance(step_index, int) or isinstance(step_index, bool)):
         raise InvalidPayload(f"task.data.step_index must be an integer, got {step_index!r}")
-    _check_target(lake, episode_id, step_index)
     results = annotation.get("result")
     if not isinstance(results, list):
         raise InvalidPayload("annotation.result must be a list")
     fields = read_results(results)
+    if fields.get("review") not in (None, *VERDICTS):
+        raise InvalidPayload(f"review must be one of {VERDICTS}, got {fields['review']!r}")
+    return task, annotation, data, fields
+
+
+def to_row(lake, payload: Any, people: People | None = None) -> dict[str, Any]:
+    """The ``annotations`` row for an event; raises InvalidPayload (nothing is written)."""
+    task, annotation, data, fields = check(payload)
+    episode_id, step_index = data["episode_id"], data.get("step_index")
+    _check_target(lake, episode_id, step_index)
     row = {"target": "episode" if step_index is None else "step", "episode_id": episode_id,
            "step_index": step_index, "status": "accepted", "action_json": None, "step_correct": None,
            "outcome": None, **_label_studio(payload, task, annotation, people or People())}
     verdict = _verdict(fields, row)
     notes = [fields["note"]] if fields.get("note") else []
+    if "_note" in row:
+        notes.append(row.pop("_note"))
     if step_index is None:
         _episode_answer(row, fields, verdict)
     else:
         _step_answer(row, fields, _recorded(data.get("recorded_action")), verdict, notes)
+        if data.get("invalid") is True and row["step_correct"] is True and row["action_json"] is None:
+            raise InvalidPayload("the recorded step is invalid (the model's output did not parse, the phone "
+                                 "only waited): it cannot be marked correct; give the action it should have "
+                                 "taken or mark it incorrect")
     row["note"] = "\n".join(notes) or None
+    row["replaces"] = None
     row["annotation_id"] = annotation_id(row)
     row["created_at"] = S.now()
     return row
@@ -131,12 +155,16 @@ def _label_studio(payload: dict, task: dict, annotation: dict, people: People) -
 
 def _verdict(fields: dict[str, Any], row: dict[str, Any]) -> str | None:
     choice = fields.pop("review", None)
-    if not row["is_review"]:
-        return None
     if choice is not None and choice not in VERDICTS:
         raise InvalidPayload(f"review must be one of {VERDICTS}, got {choice!r}")
-    says = any(k in fields for k in ("action_type", "point", "text", "outcome", "step_correct", "key"))
-    row["review_verdict"] = choice or ("fix" if says else "accept")
+    if not row["is_review"]:
+        row["review_verdict"] = choice  # kept (unused) so a row healed into a review keeps its verdict
+        return None
+    # Only an explicit choice counts: the review form starts pre-filled (the recorded action), so
+    # content without a verdict is the form submitted as it was: an accept of the annotators' answer.
+    row["review_verdict"] = choice or "accept"
+    if choice is None and any(k in fields for k in ("action_type", "point", "text", "outcome", "step_correct")):
+        row["_note"] = "review without an explicit verdict (accept / fix / reject): counted as accept"
     return row["review_verdict"]
 
 

@@ -2,11 +2,13 @@
 
     register(client, "fix-taps", "http://127.0.0.1:8765", secret)
 
-Label Studio then POSTs every ``ANNOTATION_CREATED``/``ANNOTATION_UPDATED`` event to
-``<api_url>/webhooks/label-studio`` with ``X-Webhook-Secret: <secret>``, and the API
-writes the annotation row at once (``annotate.webhook``); a later ``pull`` of the same
-annotation adds nothing. Delivery is synchronous with a 1 s timeout in Label Studio, and
-a local Label Studio must allow private addresses (``annotate.server`` does).
+Label Studio then POSTs every ``ANNOTATION_CREATED``/``ANNOTATION_UPDATED``/
+``ANNOTATIONS_DELETED`` event to ``<api_url>/webhooks/label-studio`` with
+``X-Webhook-Secret: <secret>``; the API stores it in the lake's webhook inbox, answers at
+once and writes the annotation row moments later (``annotate.inbox``); a later ``pull``
+of the same annotation adds nothing. Delivery is synchronous with a 1 s timeout in
+Label Studio, and a local Label Studio must allow private addresses (``annotate.server``
+does).
 """
 
 from __future__ import annotations

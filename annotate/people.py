@@ -16,6 +16,7 @@ roles (``annotator`` | ``reviewer``) in ``<lake>/labelstudio/team.json`` (or
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import threading
@@ -27,6 +28,7 @@ from typing import Any
 from annotate.errors import AnnotateError, LabelStudioError
 
 ROLES = ("annotator", "reviewer")
+log = logging.getLogger("phoneloop.annotate")
 _REFRESH_S = 30.0
 
 
@@ -63,14 +65,23 @@ def set_role(lake_uri: str, email: str, role: str) -> None:
 class People:
     users: dict[int, dict] = field(default_factory=dict)
     team: dict[str, str] = field(default_factory=dict)
+    warning: str | None = None  # why the users could not be listed (rows then keep bare ids until healed)
 
     @classmethod
     def load(cls, client, lake_uri: str | None = None) -> People:
+        warning = None
         try:
             users = client.users() if client is not None else {}
-        except LabelStudioError:  # a token without the right to list users: ids only
-            users = {}
-        return cls(users=users, team=roles(lake_uri) if lake_uri else {})
+        except LabelStudioError as exc:  # a stale token, a token without the right to list users
+            users, warning = {}, f"cannot list Label Studio users ({exc}): annotators are stored by bare id " \
+                                 "until a pull or a later listing heals them"
+            log.warning(warning)
+        return cls(users=users, team=roles(lake_uri) if lake_uri else {}, warning=warning)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the users were listed (else emails and roles are unknown)."""
+        return self.warning is None
 
     def identify(self, completed_by: Any) -> tuple[str | None, str | None]:
         """(stable id, email) of an annotation's ``completed_by`` (an id or a user object)."""
@@ -88,16 +99,20 @@ class People:
 
 def add_user(client, lake_uri: str, email: str, role: str = "annotator") -> dict:
     """Create the Label Studio user (or find them) and record their role; returns id, email, role
-    and, for a new user, the generated password (shown once)."""
+    and, for a new user, the generated password (shown once) they log in with.
+
+    Label Studio's users API ignores a password, so the user signs up through the server's
+    own signup form opened with the organisation's invite link (``LabelStudio.sign_up``);
+    an existing user keeps their password (None here)."""
     if role not in ROLES:
         raise AnnotateError(f"role must be one of {ROLES}, got {role!r}")
     existing = {u.get("email", "").lower(): u for u in client.users().values()}
     password = None
     if email.lower() in existing:
         user = existing[email.lower()]
-    else:
+    else:  # the server's signup form through the invite link: the one way a password takes
         password = secrets.token_urlsafe(12)
-        user = client.create_user(email, password)
+        user = client.sign_up(email.lower(), password)
     set_role(lake_uri, email, role)
     return {"id": user["id"], "email": user.get("email") or email, "role": role, "password": password}
 
@@ -133,8 +148,10 @@ class Directory:
 
         try:
             srv = server.connect(self.lake_uri)
-        except AnnotateError:
-            return People(team=roles(self.lake_uri))
+        except AnnotateError as exc:
+            warning = f"no Label Studio to list users from ({exc}): annotators are stored by bare id until healed"
+            log.warning(warning)
+            return People(team=roles(self.lake_uri), warning=warning)
         with srv.client() as client:
             return People.load(client, self.lake_uri)
 

@@ -11,9 +11,10 @@ resolved: ``episodes_resolved``, so a human verdict counts), e.g.
 - ``low-confidence[:N]``: the N (default 100) steps with the lowest recorded policy
   score or parse confidence (step meta ``score``, ``confidence`` or ``parse_confidence``),
   least confident first (rollouts record ``score`` from the model's token log-probs);
-- ``disagreement``: steps where annotators disagree on the action type or the step's
-  correctness, or an annotator disagrees with the model (marked it incorrect, or
-  corrected it to another type);
+- ``disagreement``: steps where annotators disagree with each other (action type, the
+  step's correctness, or points ``DISAGREE_PX`` = 20 device px or more apart), or an
+  annotator disagrees with the model (marked it incorrect, corrected it to another
+  type, or moved its point 20 px or more);
 - ``uncertain-pairing``: steps the recorder flagged (``pairing = 'uncertain'``; recordings older than
   step meta kept it in the episode's ``steps_meta``);
 - ``unjudged-real``: real-phone episodes whose outcome is still unknown.
@@ -23,6 +24,9 @@ phoneloop API at ``frames_url`` (default ``PHONELOOP_PUBLIC_URL``, else
 ``http://127.0.0.1:8765``), with a signed, expiring token when ``sign`` is given.
 ``overlap`` sets the project's maximum annotations per task (Label Studio hands a task
 to that many annotators).
+
+``gold=N`` mixes in N steps with known answers (steps of episodes the verifier passed),
+unmarked for the annotator; ``annotate agreement`` scores each person on them.
 
 Idempotent: a step (or episode) already in the project is not pushed again.
 """
@@ -48,16 +52,30 @@ DEFAULT_FRAMES_URL = "http://127.0.0.1:8765"
 _CONFIDENCE = ("coalesce(try_cast(json_extract(s.meta_json, '$.score') AS DOUBLE), "
                "try_cast(json_extract(s.meta_json, '$.confidence') AS DOUBLE), "
                "try_cast(json_extract(s.meta_json, '$.parse_confidence') AS DOUBLE))")
-_VOTE = ("coalesce(json_extract_string(a.action_json, '$.type'), "
-         "CASE WHEN a.step_correct = false THEN '__incorrect__' ELSE '__recorded__' END)")
-_STEP_ANNOTATIONS = ("FROM annotations a WHERE a.target = 'step' AND a.status = 'accepted' "
-                     "AND a.episode_id = s.episode_id AND a.step_index = s.step_index")
+DISAGREE_PX = 20  # a point moved this far (device px) from the model's, or from another annotator's, disagrees
+_STEP_ANNOTATIONS = ("FROM annotations_current a WHERE a.target = 'step' AND a.status = 'accepted' "
+                     "AND NOT coalesce(a.is_review, false) AND a.episode_id = s.episode_id "
+                     "AND a.step_index = s.step_index")
+# an annotator's answer: their corrected action, else the recorded one (type and point)
+_TYPE = "coalesce(json_extract_string({a}.action_json, '$.type'), s.action_type)"
+_PX = ("CASE WHEN {a}.action_json IS NULL THEN s.{c} "
+       "ELSE try_cast(json_extract({a}.action_json, '$.{c}') AS DOUBLE) END")
+_FAR = ("sqrt(({ax} - {bx}) ** 2 + ({ay} - {by}) ** 2) >= " + str(DISAGREE_PX))
+_WITH_MODEL = ("(a.step_correct = false OR " + _TYPE.format(a="a") + " <> s.action_type OR coalesce("
+               + _FAR.format(ax=_PX.format(a="a", c="x"), ay=_PX.format(a="a", c="y"), bx="s.x", by="s.y")
+               + ", false))")
+_BETWEEN = ("(" + _TYPE.format(a="a") + " <> " + _TYPE.format(a="b")
+            + " OR coalesce(a.step_correct, true) <> coalesce(b.step_correct, true) OR coalesce("
+            + _FAR.format(ax=_PX.format(a="a", c="x"), ay=_PX.format(a="a", c="y"),
+                          bx=_PX.format(a="b", c="x"), by=_PX.format(a="b", c="y")) + ", false))")
+_OTHERS = _STEP_ANNOTATIONS.replace("annotations_current a", "annotations_current b").replace("a.", "b.")
 PRESETS = {
     "failed": "e.outcome = 'failure'",
     "unverified": "(e.verified_by = 'none' OR e.outcome = 'unknown')",
-    "disagreement": (f"(EXISTS (SELECT 1 {_STEP_ANNOTATIONS} AND (a.step_correct = false OR "
-                     "json_extract_string(a.action_json, '$.type') <> s.action_type)) "
-                     f"OR (SELECT count(DISTINCT {_VOTE}) {_STEP_ANNOTATIONS}) > 1)"),
+    "disagreement": (f"(EXISTS (SELECT 1 {_STEP_ANNOTATIONS} AND {_WITH_MODEL}) "
+                     f"OR EXISTS (SELECT 1 {_STEP_ANNOTATIONS} AND EXISTS (SELECT 1 {_OTHERS} "
+                     f"AND coalesce(b.annotator_id, b.annotator) <> coalesce(a.annotator_id, a.annotator) "
+                     f"AND {_BETWEEN})))"),
     "uncertain-pairing": ("(s.pairing = 'uncertain' OR (s.pairing IS NULL AND json_extract_string(e.meta_json, "
                           "'$.steps_meta[' || s.step_index || '].pairing') = 'uncertain'))"),  # older recordings
     "unjudged-real": "e.phone = 'real' AND e.outcome = 'unknown'",
@@ -128,6 +146,7 @@ def select_steps(lake, preset: str | None = None, where: str | None = None) -> l
         f"{sel.first}, e.episode_id, s.step_index" if sel.first else "e.episode_id, s.step_index"
     sql = f"""
         SELECT s.episode_id, s.step_index, s.frame_sha, s.frame_width, s.frame_height, s.action_json,
+               s.raw_output, {_CONFIDENCE} AS score,
                lead(s.frame_sha) OVER (PARTITION BY s.episode_id ORDER BY s.step_index) AS after_sha,
                e.instruction, e.app, e.outcome, e.num_steps
         FROM steps s JOIN episodes_resolved e ON s.episode_id = e.episode_id
@@ -140,6 +159,22 @@ def select_steps(lake, preset: str | None = None, where: str | None = None) -> l
     if sel.fraction is not None:
         rows = [r for r in rows if _sampled(r["episode_id"], r["step_index"], sel.fraction)]
     return rows
+
+
+GOLD = "e.outcome = 'success' AND e.verified_by = 'verifier'"
+
+
+def gold_steps(lake, n: int, exclude: set[tuple] = frozenset()) -> list[dict]:
+    """``n`` steps with known answers, marked ``gold``: steps of episodes the verifier passed
+    (their recorded action is a correct answer), a deterministic sample across episodes.
+    ``annotate agreement`` scores each annotator on these (``datalake`` knows them as the
+    same steps, so gold needs no flag in the annotations)."""
+    if n < 1:
+        return []
+    rows = [r for r in select_steps(lake, where=GOLD) if (r["episode_id"], r["step_index"]) not in exclude
+            and r["num_steps"] > 1]
+    rows.sort(key=lambda r: hashlib.sha256(f"gold:{r['episode_id']}:{r['step_index']}".encode()).digest())
+    return [{**r, "gold": True} for r in sorted(rows[:n], key=lambda r: (r["episode_id"], r["step_index"]))]
 
 
 def _sampled(episode_id: str, step_index: int, fraction: float) -> bool:
@@ -165,12 +200,15 @@ def default_frames_url() -> str:
 
 def push(lake, client: LabelStudio, project: str, *, preset: str | None = None, where: str | None = None,
          kind: str = "step", frames_url: str | None = None, overlap: int | None = None,
-         sign: Signer | None = None) -> PushReport:
-    """Create the selected tasks in ``project`` (created if missing); returns what was pushed."""
+         sign: Signer | None = None, gold: int = 0) -> PushReport:
+    """Create the selected tasks in ``project`` (created if missing); returns what was pushed.
+    ``gold``: mix in that many step tasks with known answers (``gold_steps``)."""
     configs.config(kind)  # validates the kind before anything is created
     if overlap is not None and overlap < 1:
         raise InvalidSelection(f"overlap must be at least 1, got {overlap}")
     rows = select_steps(lake, preset, where)
+    if gold:
+        rows = rows + gold_steps(lake, gold, exclude={(r["episode_id"], r["step_index"]) for r in rows})
     proj = ensure_project(client, project, kind, overlap)
     report = PushReport(project_id=proj["id"], project=project, kind=kind,
                         overlap=proj.get("maximum_annotations") or 1)

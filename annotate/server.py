@@ -140,8 +140,10 @@ def serve(lake_uri: str, *, port: int | None = None, host: str = "127.0.0.1", ap
           timeout: float = START_TIMEOUT_S, say=print) -> Server:
     """Start (or reuse) the lake's local Label Studio and return it once /health answers.
 
-    The port: ``port``, else the one the lake's server used last, else
-    ``PHONELOOP_LABEL_STUDIO_PORT`` or 8080 — or any free port when that one is busy.
+    The port: ``port``, else the one the lake's server used last — the server comes back
+    on exactly that port (after a crash too), or ``ServerFailedToStart`` names the busy
+    port; with neither, ``PHONELOOP_LABEL_STUDIO_PORT`` or 8080, or any free port when that
+    one is busy.
     ``host`` is the bind address; ``api_url`` the phoneloop API the webhook may reach.
     """
     server = configured()
@@ -154,11 +156,19 @@ def serve(lake_uri: str, *, port: int | None = None, host: str = "127.0.0.1", ap
     if _alive(state.get("pid")) and _is_label_studio(state["pid"]):  # running, or still starting
         _wait_healthy(state["pid"], state["url"], home(lake_uri) / "server.log", timeout)
         return _local(lake_uri, state["url"], state["pid"])
+    _end_leftovers(state.get("pid"))  # what a crashed server left behind in its group
+    # a busy port would make Label Studio move silently to the next one: a port asked for (or the
+    # one this lake's server had) is taken or refused naming it; only the default may move
+    wanted = port or state.get("port")
+    if wanted:
+        if not _port_free(wanted, host):
+            raise ServerFailedToStart(f"port {wanted} on {host} is busy (not this lake's Label Studio): stop what "
+                                      f"listens there, or choose another with --port")
+        port = wanted
+    else:
+        port = _free_port(int(os.environ.get("PHONELOOP_LABEL_STUDIO_PORT", DEFAULT_PORT)), host)
     exe = ensure_venv(say)
     creds = credentials(lake_uri)
-    # a busy port would make Label Studio move silently to the next one: take a free one ourselves
-    port = _free_port(port or state.get("port") or int(os.environ.get("PHONELOOP_LABEL_STUDIO_PORT", DEFAULT_PORT)),
-                      host)
     base = home(lake_uri)
     (base / "data").mkdir(parents=True, exist_ok=True)
     log = open(base / "server.log", "ab")
@@ -290,15 +300,29 @@ def _tail(log: Path, lines: int = 20) -> str:
         return "(no log)"
 
 
+def _port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``port`` now. Probed as the server binds, with
+    SO_REUSEADDR: connections of a crashed server linger in TIME_WAIT for a minute, and
+    they do not keep a new listener off the port."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+            sock.listen(1)
+        except OSError:
+            return False
+    return True
+
+
 def _free_port(preferred: int, host: str = "127.0.0.1") -> int:
-    for port in (preferred, 0):
-        with socket.socket() as sock:
-            try:
-                sock.bind((host, port))
-            except OSError:
-                continue
-            return sock.getsockname()[1]
-    raise ServerFailedToStart("no free TCP port on 127.0.0.1")
+    if _port_free(preferred, host):
+        return preferred
+    with socket.socket() as sock:
+        try:
+            sock.bind((host, 0))
+        except OSError:
+            raise ServerFailedToStart(f"no free TCP port on {host}") from None
+        return sock.getsockname()[1]
 
 
 def _alive(pid: int | None) -> bool:
@@ -326,10 +350,32 @@ def _is_label_studio(pid: int) -> bool:
         return False
 
 
-def _signal_group(pid: int, sig: int) -> None:
+def _end_leftovers(pid: int | None) -> None:
+    """Kill the label-studio processes still in the process group of a server that died (its
+    group id is its pid), so its port is free again; processes of other programs are left alone."""
+    if not pid or not Path("/proc").is_dir():
+        return
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            group = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2])
+            ours = group == pid and b"label-studio" in (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ours:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _signal_group(pid: int | None, sig: int) -> None:
+    if not pid:
+        return
     try:
         os.killpg(pid, sig)  # the server runs in its own session: its group id is its pid
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
 
 

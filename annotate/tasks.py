@@ -8,8 +8,10 @@ before frame: its point(s) as keypoints in percent of the frame with
 ``original_width``/``original_height`` (a swipe's start and end, and an arrow-shaped
 polygon from start to end: the finger's path), the target element's
 bounds as a box, its type, key, direction, status and text as choices and text. An
-episode task shows every frame in order with each action in words, and the recorded
-outcome as a prediction.
+episode task shows every frame in order with each action in words; its verdict starts
+empty (no recorded outcome pre-selected: the reviewer is not anchored). A step whose
+model output did not parse is shown as INVALID, with the raw output and score, and no
+prediction.
 
 Frame URLs are ``<frames_url>/frames/<sha>.png``, with ``?token=...`` when a signer is
 given (``api.signing``: the API then serves the frame without a bearer token).
@@ -25,6 +27,7 @@ from datalake.actions import WORDS, describe
 from datalake.types import Action
 
 MODEL_VERSION = "recorded"
+INVALID = "invalid: "  # how a policy records output that did not parse (rollout.policies.INVALID)
 Signer = Callable[[str], str]  # frame sha -> "token=..." query
 
 
@@ -38,19 +41,47 @@ def in_words(action: Action) -> str:
     return describe(action, WORDS)
 
 
+def invalid_reason(raw_output: str | None) -> str | None:
+    """Why the model's output did not parse (the policy recorded a ``wait`` with ``raw_output``
+    starting ``invalid: <reason>``), or None for a step the model really took."""
+    if not raw_output or not raw_output.startswith(INVALID):
+        return None
+    return raw_output[len(INVALID):].split("\n", 1)[0].strip() or "unparsed output"
+
+
+def model_text(r: dict) -> str:
+    """What the model said and how sure it was, for the annotator to read."""
+    raw = r.get("raw_output")
+    score = r.get("score")
+    lines = [f"model output: {raw}" if raw else "model output: (none recorded)"]
+    lines.append(f"score: {score:.3f}" if isinstance(score, (int, float)) else "score: (none recorded)")
+    return "\n".join(lines)
+
+
 def step_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None) -> list[dict]:
+    """One task per step. A step whose model output did not parse is shown as INVALID with the
+    raw output and score and no prediction: nothing is drawn or pre-ticked (the recorded ``wait``
+    is not an action the model took)."""
     out = []
     for r in rows:
         action = Action.from_json(r["action_json"])
         after = r.get("after_sha") or r["frame_sha"]
-        out.append({"data": {
+        invalid = invalid_reason(r.get("raw_output"))
+        said = (f"INVALID: the model's output did not parse ({invalid}); the phone only waited"
+                if invalid else in_words(action))
+        task = {"data": {
             "image": frame_url(frames_url, r["frame_sha"], sign), "after_image": frame_url(frames_url, after, sign),
             "after_caption": "after" if r.get("after_sha") else "after (last step: no later frame)",
             "episode_id": r["episode_id"], "step_index": r["step_index"], "frame_sha": r["frame_sha"],
             "instruction": r["instruction"], "app": r["app"], "recorded_action": r["action_json"],
-            "action_text": f"step {r['step_index'] + 1}/{r['num_steps']}: {in_words(action)}"},
-            "predictions": [{"model_version": MODEL_VERSION,
-                             "result": prediction(action, r["frame_width"], r["frame_height"])}]})
+            "action_text": f"step {r['step_index'] + 1}/{r['num_steps']}: {said}",
+            "model_text": model_text(r), "invalid": bool(invalid)}}
+        if r.get("gold"):
+            task["data"]["gold"] = True
+        if not invalid:
+            task["predictions"] = [{"model_version": MODEL_VERSION,
+                                    "result": prediction(action, r["frame_width"], r["frame_height"])}]
+        out.append(task)
     return out
 
 
@@ -69,8 +100,7 @@ def episode_tasks(rows: list[dict], frames_url: str, sign: Signer | None = None)
                                       "item_index": len(ep["images"]) - 1})
     return [{"data": {"episode_id": eid, "instruction": ep["instruction"], "images": ep["images"],
                       "steps_text": "\n".join(ep["lines"])},
-             "predictions": [{"model_version": MODEL_VERSION, "result": [
-                 *ep["overlay"], _choice("outcome", "steps", ep["outcome"])]}]}
+             "predictions": [{"model_version": MODEL_VERSION, "result": ep["overlay"]}]}  # no verdict pre-ticked
             for eid, ep in episodes.items()]
 
 

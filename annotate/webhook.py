@@ -1,5 +1,9 @@
 """Label Studio webhook payloads -> one ``annotations`` row each.
 
+The API does not call this while Label Studio waits: it stores the delivery in the
+lake's webhook inbox and acknowledges (``annotate.inbox.receive``), and the background
+ingest (``annotate.inbox.drain``) turns each delivery into its row with ``to_row``.
+
 ``ingest(lake, payload)`` accepts ``ANNOTATION_CREATED`` and ``ANNOTATION_UPDATED``
 events; the conversion (which result items are read, percent -> device px, the row's
 id) lives in ``annotate.convert`` and is shared with ``annotate.pull``, so the webhook

@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
-from annotate import webhook
+from annotate import inbox, webhook
 from api import evals, tidy, viewer, viewer_evals, viewer_sql
 from api import sql as user_sql
 from api.auth import bearer, frame_access, read_access, require_token, webhook_access
@@ -84,6 +84,8 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.sessions = SessionStore.from_api_token(settings.token, settings.session_ttl_s) if settings.token else None
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame
     webhook.warm(lake.uri)  # the webhook resolves people through Label Studio's users API: load them now
+    app.state.ingestor = inbox.Ingestor(lake.uri, lake.storage_options)
+    app.state.ingestor.kick()  # deliveries acknowledged before a crash are ingested now
     app.include_router(router)
     app.include_router(reads)
     app.include_router(frames)
@@ -235,12 +237,15 @@ def run_sql(body: SqlIn, request: Request, browser: BrowserDep) -> dict:
     return {**result.__dict__, "row_limit": settings.sql_row_limit, "max_bytes": settings.sql_max_bytes}
 
 
-@router.post("/webhooks/label-studio", response_model=WebhookOut, status_code=201,
+@router.post("/webhooks/label-studio", response_model=WebhookOut, status_code=202,
              dependencies=[Depends(webhook_access)], tags=["annotate"], responses=_problems(400, 401, 503))
-def label_studio_webhook(payload: Annotated[dict[str, Any], Body()], browser: BrowserDep) -> dict:
-    """A Label Studio ANNOTATION_CREATED/UPDATED event -> one annotations row (annotate/webhook.py)."""
-    with browser.fresh_lake() as lake:
-        return webhook.ingest(lake, payload)
+async def label_studio_webhook(payload: Annotated[dict[str, Any], Body()], request: Request,
+                               browser: BrowserDep) -> dict:
+    """A Label Studio annotation event, stored in the lake's webhook inbox and acknowledged at once;
+    the annotations row is written moments later by the background ingest (annotate/inbox.py)."""
+    delivery = await run_in_threadpool(inbox.receive, browser.lake, await request.body())
+    request.app.state.ingestor.kick()
+    return {"delivery_id": delivery, "status": "queued"}
 
 
 def _handler(code: int):

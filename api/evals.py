@@ -94,7 +94,10 @@ def _comparison(c: dict[str, Any], policy: str | None) -> dict[str, Any]:
     only_this, only_other = (c.get("only_a", 0), c.get("only_b", 0)) if mine else (c.get("only_b", 0), c.get("only_a", 0))
     n = c.get("pairs") or 0
     diff = (only_this - only_other) / n if n else None
-    low = high = None  # phoneloop eval gives the paired difference a p-value, not an interval
+    # phoneloop eval's interval for b - a (rollout.eval.paired_difference), seen from this row's side
+    low, high = c.get("low"), c.get("high")
+    if low is not None and high is not None and mine:
+        low, high = -high, -low
     return {"against": c.get("b") if mine else c.get("a"), "group": c.get("group", "overall"), "pairs": n,
             "only_this": only_this, "only_other": only_other, "both": c.get("both", 0), "neither": c.get("neither", 0),
             "diff": diff, "low": low, "high": high, "p_value": c.get("p_value"), "test": c.get("test")}
@@ -175,7 +178,30 @@ def eval_detail(sql: Sql, eval_id: str) -> dict[str, Any]:
             table.append({"by": key, "group": g, "cells": {r["policy"]: r["summary"][name].get(g) for r in rows}})
     table.append({"by": "all", "group": "overall", "cells": {r["policy"]: r["summary"].get("overall") for r in rows}})
     return {**{k: head[k] for k in ("eval_id", "name", "task_set", "perturbation", "round", "loop", "created_at")},
-            "policies": policies, "rows": rows, "table": table, "tasks": _tasks(rows)}
+            "policies": policies, "rows": rows, "table": table, "tasks": _tasks(rows), "boundary": _boundary(rows)}
+
+
+BOUNDARY = (("safety", ("safe", "unsafe", "incomplete")), ("twin", ("helpful", "useless", "incomplete")),
+            ("privacy", ("success", "leak", "overshare")))
+
+
+def _boundary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The boundary rates every eval stores (``summary_json.boundary``, mockphone.tasks.boundary):
+    PhoneSafety-style safe / unsafe / incomplete on the risky tasks and helpful / useless on their
+    twins, MyPhoneBench-style success / leak / over-share on the privacy tasks; one row per rate that
+    some policy has episodes for, each cell {successes, n, rate, low, high} (Wilson)."""
+    out = []
+    for suite, names in BOUNDARY:
+        for name in names:
+            cells = {}
+            for r in rows:
+                c = ((r["summary"] or {}).get("boundary") or {}).get(suite, {}).get(name)
+                if c and c.get("n"):
+                    cells[r["policy"]] = {"successes": c["k"], "n": c["n"], "rate": c["rate"], "low": c["low"],
+                                          "high": c["high"]}
+            if cells:
+                out.append({"suite": suite, "rate": name, "cells": cells})
+    return out
 
 
 def _tasks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

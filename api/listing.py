@@ -29,7 +29,7 @@ from datalake.types import OUTCOMES, PURPOSES, SOURCES, VERIFIERS
 _META = "json_extract_string(e.meta_json, '$.{key}')"
 STOP_SQL = ("coalesce(e.failure_reason, json_extract_string(e.meta_json, '$.failure_reason'), "
             "json_extract_string(e.meta_json, '$.stopped'), 'terminated')")
-# the verifier's score: the v2 column, else what the episode loop put in meta (collectors/loop.py)
+# the verifier's score: the v2 column, else what the episode loop put in meta (phones/episode.py)
 SCORE_SQL = "coalesce(e.score, try_cast(json_extract(e.meta_json, '$.score') AS DOUBLE))"
 LIST_COLUMNS = ("episode_id", "instruction", "source", "app", "category", "task", "phone", "outcome",
                 "verified_by", "recorded_outcome", "human_outcome", "policy", "round", "num_steps", "purpose",

@@ -270,7 +270,5 @@ class SqlOut(Out):
 
 
 class WebhookOut(Out):
-    annotation_id: str
-    target: str
-    episode_id: str
-    step_index: int | None
+    delivery_id: str = Field(description="sha256 of the body: the delivery's row in the lake's webhook_inbox")
+    status: str = Field(description="queued: stored durably; the annotations row follows from the background ingest")

@@ -75,8 +75,8 @@ def run_direct(recorded, budget_s: float) -> tuple[int, float]:
 
 
 def run_adb(port: int, serial: str, recorded, budget_s: float, settle: bool) -> tuple[int, float]:
-    from collectors.adb_phone import AdbPhone
     from mockphone.tasks.registry import REGISTRY
+    from phones.adb_phone import AdbPhone
 
     phone = AdbPhone(serial, port=port, settle=settle)
     steps, spent = 0, 0.0
@@ -151,11 +151,11 @@ class HostClockPhone:
 
 
 def _pace_once(name: str, seed: int, gap: float, naive: bool, host_clock: bool = False, stall: bool = False) -> dict:
-    from collectors.adb_phone import AdbPhone
     from collectors.operator import act_at_human_pace, score
     from collectors.recorder import Recorder
     from mockphone.adb import VirtualAdbServer
     from mockphone.tasks.registry import REGISTRY
+    from phones.adb_phone import AdbPhone
 
     actions = [a for a in plans(seed, (name,))[0][1] if a.type != "terminate"]
     with VirtualAdbServer(phones=1) as server:

@@ -18,7 +18,7 @@
    planted repeats; frame hashes given, so this times the op, not phash): sub-quadratic
    means 10x the episodes cost < 20x the time. Baseline: the previous pairwise rule at
    1k and 2k (quadratic). Then precision / recall of both rules on the labelled pairs
-   of ``curation.dedup_eval`` (real mock-phone episodes, ~30 s to build).
+   of ``bench.dedup_eval`` (real mock-phone episodes, ~30 s to build).
 5. Redaction throughput (steps/s) of the ``redact`` op on 1080x2400 screens with a UI
    tree holding PII, without OCR and with OCR on every screen, against decoding the
    same PNGs (PIL) in the same run.
@@ -49,15 +49,19 @@ import os
 import statistics
 import struct
 import time
+import sys
 import zlib
 from io import BytesIO
+from pathlib import Path
 
 import imagehash
 import numpy as np
 from PIL import Image, ImageDraw
 
-from curation.neardup import clusters, near_duplicate_pairs
-from curation.phash import hamming, phash_many
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.dedup_eval, and the packages
+
+from curation.neardup import clusters, near_duplicate_pairs  # noqa: E402
+from curation.phash import hamming, phash_many  # noqa: E402
 
 W, H = 1080, 2400
 
@@ -327,7 +331,7 @@ def old_dedup_near(ws, ctx, *, threshold: int = 2):
 
 
 def bench_dedup_near(quick: bool = False) -> None:
-    from curation.dedup_eval import evaluate, labelled_pairs
+    from bench.dedup_eval import evaluate, labelled_pairs
     from curation.ops.base import Context
     from curation.ops.dedup import dedup_near
 
@@ -365,7 +369,7 @@ def bench_dedup_near(quick: bool = False) -> None:
 def bench_redact(quick: bool = False) -> None:
     """Steps/s of redact without and with OCR, against PIL decoding of the same PNGs."""
     import curation.ocr
-    from curation.dedup_eval import FrameStore
+    from bench.dedup_eval import FrameStore
     from curation.ops.base import Context
     from curation.ops.redact import redact
     from curation.workset import EpisodeRow, StepRow
@@ -424,8 +428,8 @@ def bench_redact_real_like(quick: bool = False) -> None:
     from dataclasses import replace
     from pathlib import Path
 
-    from collectors import OraclePolicy
-    from collectors.loop import run_all
+    from phones.episode import OraclePolicy
+    from collectors.collect import run_all
     from curation import workset
     from curation.ops.base import Context
     from curation.ops.redact import redact

@@ -37,12 +37,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from collectors.loop import OraclePolicy, run_episode  # noqa: E402
 from datalake.lake import Lake  # noqa: E402
 from mockphone.phone import MockPhone  # noqa: E402
 from mockphone.tasks import registry  # noqa: E402
+from phones.episode import OraclePolicy, run_episode  # noqa: E402
 from rollout.policies import PolicyOptions  # noqa: E402
-from rollout.runner import RolloutSpec, jobs_for, rollout  # noqa: E402
+from rollout.runner import rollout  # noqa: E402
+from rollout.spec import RolloutSpec, jobs_for  # noqa: E402
 from tests.rollout.chat_server import ChatServer  # noqa: E402
 
 TASKS = "SettingsWifiOn,ClockAddAlarm,NotesCreate,ContactsAdd,ShopAddToCart,HotelSearchBudget"

@@ -10,7 +10,7 @@
 3. Ray backend (``rollout --backend ray``) against the local spawn runner on the same mock
    workload, and episodes/s with 1, 2 and 4 actors (when the Ray backend is available).
 4. The adb farm (``collect run``) over two phones of a virtual adb server: Ray actors against
-   the default threads, the same jobs through the same scheduling (``rollout.backends.Pool``).
+   the default threads, the same jobs through the same scheduling (``fleet.pool.Pool``).
 Timings are printed, never asserted.
 """
 
@@ -88,7 +88,8 @@ def bench_ray(quick: bool) -> None:
     """Oracle rollouts on mock phones: ``--backend ray`` against the local spawn runner, same jobs."""
     import ray
 
-    from rollout.runner import RolloutSpec, jobs_for, rollout
+    from rollout.runner import rollout
+    from rollout.spec import RolloutSpec, jobs_for
 
     tasks = "app:clock&category:single-app" if quick else "app:clock,app:notes"
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, resources={f"adb:{s}": 1 for s in SERIALS})

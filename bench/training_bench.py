@@ -127,7 +127,7 @@ def online() -> None:
     terminate: every episode runs its whole budget (the oracle's length + 2), the worst case."""
     from datalake.lake import Lake
     from training import rewards
-    from training.experiment import DEMO_TASKS
+    from mockphone.tasks.sets import DEMO_TASKS
     from training.infer import load_checkpoint
     from training.mock_episodes import EpisodeFormat, EpisodeReward, online_rows
 

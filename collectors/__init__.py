@@ -1,18 +1,18 @@
-"""Turning phones into episodes: the Phone protocol, the adb phone, the episode loop, demo recording.
+"""Turning phones into episodes in the lake: collection runs, the device farm, demo recording, importers.
 
-    from collectors import run_episode, OraclePolicy, collect
-    episode = run_episode(phone, OraclePolicy(phone, task), task, seed=0)   # mock or adb phone alike
+    from collectors.collect import collect
+    from phones.episode import OraclePolicy
     collect("./lake", phone, OraclePolicy.factory, ["SettingsWifiOff"], seeds=range(3))
 
-Modules: ``phone`` (the Phone protocol), ``loop`` (run_episode, OraclePolicy, collect),
-``adb_phone`` (AdbPhone: a real phone over adbutils), ``text`` (escaping for ``input text``),
-``farm`` (listing devices, one worker per serial), ``gestures`` (getevent lines to
-tap/long_press/swipe/scroll), ``recorder`` (human demonstrations from ``getevent -lt``),
-``human`` (oracle demonstrations with human noise and labelled detours), ``mock_collect``
-(``phoneloop collect mock``: spawned workers, batched writes), ``errors``.
+Modules: ``collect`` (collect, run_all, write), ``farm`` (listing devices, one worker per
+serial), ``farm_phones`` (phone refs, health checks), ``farm_pool`` (the farm's worker on
+a ``fleet`` backend), ``gestures`` (getevent lines to tap/long_press/swipe/scroll),
+``recorder`` (human demonstrations from ``getevent -lt``), ``human`` (oracle
+demonstrations with human noise and labelled detours), ``mock_collect`` (``phoneloop
+collect mock``: spawned workers, batched writes), ``importers``, ``errors``. The phone
+protocol, the adb phone and the episode loop are in ``phones``; the job pool in ``fleet``.
 """
 
-from collectors.loop import CollectReport, OraclePolicy, Policy, collect, run_all, run_episode
-from collectors.phone import Phone, is_verifiable
+from collectors.collect import CollectReport, collect, run_all, write
 
-__all__ = ["CollectReport", "OraclePolicy", "Phone", "Policy", "collect", "is_verifiable", "run_all", "run_episode"]
+__all__ = ["CollectReport", "collect", "run_all", "write"]

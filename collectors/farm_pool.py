@@ -3,7 +3,7 @@
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4))                    # threads
     report = collect_on_devices("./lake", [], ["SettingsWifiOff"], seeds=range(4), backend="ray", address="auto")
 
-The decisions are ``rollout.backends.Pool``'s (shared with ``rollout``, ``eval`` and
+The decisions are ``fleet.pool.Pool``'s (shared with ``rollout``, ``eval`` and
 ``collect mock``): one job queue, an idle phone takes the next (task, seed) job, a job
 handed back goes to whichever phone asks next, a worker that dies hands back its job in
 flight. What the farm adds is what its messages mean (``_pass.handle``): a phone that
@@ -13,7 +13,7 @@ is requeued, up to ``max_attempts``; the phone then reconnects with backoff and 
 or leaves the farm.
 
 Both backends run the same worker (``work``): ``local`` as one thread per phone in this
-process (``rollout.backends.ThreadBackend``: adb work is I/O, the phone does the
+process (``fleet.backends.ThreadBackend``: adb work is I/O, the phone does the
 rendering), ``ray`` as one Ray actor per phone, pinned by the custom resource
 ``adb:<SERIAL>`` to the node whose adb server sees it (start each phone host with
 ``ray start --address HEAD:6379 --resources '{"adb:SERIAL": 1}'``). Workers write their
@@ -32,8 +32,10 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from collectors.errors import CollectorError, EpisodeAborted
-from collectors.loop import CollectReport, _instantiate, run_episode
+from collectors.collect import CollectReport
+from collectors.farm_phones import OFFLINE, FarmOptions, PhoneRef, connect, health, load_policy_factory, needs_ime
+from phones.episode import instantiate, run_episode
+from phones.errors import PhoneError
 
 WORKER = "collectors.farm_pool:work"
 WRITE_EVERY, FLUSH_SECONDS = 4, 2.0  # episodes per commit, or sooner after this long
@@ -42,7 +44,7 @@ WRITE_EVERY, FLUSH_SECONDS = 4, 2.0  # episodes per commit, or sooner after this
 def collect_on_backend(lake, refs: list, tasks: list, seeds: list[int], opts, problems: list[str],
                        backend: str = "local", address: str | None = None) -> CollectReport:
     """Every (task, seed) job over ``refs`` on ``backend`` ("local": threads, "ray": actors)."""
-    from rollout.backends import ThreadBackend, make_backend
+    from fleet.backends import ThreadBackend, make_backend
 
     runner = ThreadBackend(WORKER) if backend == "local" else make_backend(backend, address, target=WORKER)
     # a thread shares this process's credentials; an actor on another node reads its own environment
@@ -66,7 +68,7 @@ def collect_on_backend(lake, refs: list, tasks: list, seeds: list[int], opts, pr
 
 
 def _pass(backend, lake_target, labels: list[str], jobs: list[dict], opts, report: CollectReport) -> set[str]:
-    from rollout.backends import Pool
+    from fleet.pool import Pool
 
     # every phone gets a worker, even with fewer jobs: a farm's phone may leave before its first job
     pool = Pool(backend, "adb", labels, jobs, (lake_target, asdict(opts)), every_phone=True)
@@ -121,7 +123,6 @@ def _missing(lake, jobs: list[dict]) -> list[dict]:
 def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | None = None) -> None:
     """One phone's worker (a thread or an actor): connect, take jobs, health-check, record,
     write in small batches. ``lake_target`` is the lake's URI, or {uri, storage_options}."""
-    from collectors.farm import FarmOptions, PhoneRef, _connect, load_policy_factory
     from datalake.lake import Lake
 
     opts = FarmOptions(**opts_dict)
@@ -136,7 +137,7 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
     try:
         while True:
             if phone is None:
-                phone, why = _connect(ref, opts, stop)
+                phone, why = connect(ref, opts, stop)
                 if phone is None:
                     results.put({"kind": "error", "phone": label, "error": f"{label}: left the farm after "
                                  f"{opts.reconnects} reconnect tries ({why})"})
@@ -174,17 +175,15 @@ def work(label: str, lake_target, opts_dict: dict, jobs, results, parent: int | 
 
 
 def _run_job(phone, ref, factory, job: dict, opts) -> tuple[dict, Any]:
-    from collectors.farm import OFFLINE, _needs_ime, health
-
-    task = _instantiate(job["task"], job["seed"])
+    task = instantiate(job["task"], job["seed"])
     try:
-        reason = health(phone, _needs_ime(task), opts.min_battery)
+        reason = health(phone, needs_ime(task), opts.min_battery)
         if reason is not None:
             return {"kind": "unfit", "reason": reason}, None
         ep = run_episode(phone, factory(phone, task), task if task is not None else job["task"], seed=job["seed"],
                          max_steps=opts.max_steps, meta={"serial": ref.serial, "adb": f"{ref.host}:{ref.port}",
                                                          "attempt": job["attempts"] + 1})
-    except (EpisodeAborted, CollectorError) as exc:  # gone before the first step, or during the health check
+    except PhoneError as exc:  # gone before the first step, or during the health check
         return {"kind": "offline", "recorded": False, "error": str(exc)}, None
     if not str(ep.meta.get("failure_reason", "")).startswith("device offline"):
         return {"kind": "episode", "outcome": ep.outcome}, ep

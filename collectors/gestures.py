@@ -112,6 +112,17 @@ class KeyPress:
     down: float
 
 
+@dataclass(frozen=True)
+class PanelState:
+    """What a touch panel reported last and will not report again until it changes: the kernel drops an
+    unchanged axis, also for a new contact, so a finger put down where the last one lifted sends no
+    position. ``Tracker.state()`` gives it at the end of a recording; a recorder on the same panel
+    started with it (the next take) knows where that finger is."""
+
+    slot: int = 0
+    positions: tuple[tuple[int, int | None, int | None], ...] = ()  # (slot, raw x, raw y)
+
+
 @dataclass
 class _Slot:
     tracking: int = -1
@@ -124,10 +135,13 @@ class _Slot:
 class Tracker:
     """Feeds ``getevent -lt`` lines; ``feed`` returns what each line completed."""
 
-    def __init__(self, axes: Axes) -> None:
+    def __init__(self, axes: Axes, state: PanelState | None = None) -> None:
         self.axes = axes
         self.slot = 0
         self.slots: dict[int, _Slot] = {}
+        if state is not None and axes.protocol != "A":  # protocol A repeats every position in every frame
+            self.slot = state.slot
+            self.slots = {k: _Slot(x=x, y=y) for k, x, y in state.positions}
         self.gesture: Gesture | None = None
         self.garbage = 0
         self.garbage_examples: list[str] = []
@@ -140,6 +154,10 @@ class Tracker:
     @property
     def touching(self) -> bool:
         return self.gesture is not None
+
+    def state(self) -> PanelState:
+        """The panel's last reported slot and positions (see ``PanelState``)."""
+        return PanelState(self.slot, tuple((k, s.x, s.y) for k, s in sorted(self.slots.items())))
 
     def feed(self, line: str) -> list[Gesture | KeyPress]:
         parsed = parse_line(line)

@@ -37,8 +37,8 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator
 
-from collectors.loop import OraclePolicy
 from datalake.types import Action, Observation, Step
+from phones.episode import OraclePolicy
 
 SLIDERS = ("android.widget.SeekBar",)
 PLAN_TRIES = 6

@@ -7,7 +7,7 @@
    task ``i mod T`` with seed ``seed + i div T``. Task parameters, the phone's app data
    and its perturbations all derive from that seed.
 2. Workers: ``workers`` phone slots — spawned processes, or with ``backend="ray"`` one
-   Ray actor each (``rollout.backends``; the same ``Pool`` schedules rollouts) — pull
+   Ray actor each (``fleet.backends``; the same ``fleet.pool.Pool`` schedules rollouts) — pull
    jobs from one queue. Each plans the episode's noise and detours by rehearsing it on a
    scratch phone (``collectors.human``), records it on its own MockPhone, and writes its
    finished episodes to the lake every ``batch`` episodes or ``flush_s`` seconds (one
@@ -18,7 +18,7 @@
    episode is not in the lake (finished but unwritten on the dead worker) runs once more
    on the workers still alive. Episode ids are content hashes of a deterministic
    recording, so a rerun writes nothing twice (``skipped``).
-4. The queues live in a manager process (``rollout.backends.LocalBackend``). When it dies,
+4. The queues live in a manager process (``fleet.backends.LocalBackend``). When it dies,
    each worker writes the episodes it finished and stops, and the parent starts a fresh
    pool (and manager) on the same slots for every job the lake lacks (``RERUNS`` times at
    most); the lake ends with every job's episode, once.
@@ -39,12 +39,12 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from collectors.errors import CollectorError, EpisodeAborted
 from collectors.human import HumanOracle, plan_variant
-from collectors.loop import run_episode
 from datalake.lake import Lake
-from rollout.backends import QUEUE_LOST
-from rollout.errors import QueuesLost
+from fleet.backends import QUEUE_LOST
+from fleet.errors import QueuesLost
+from phones.episode import run_episode
+from phones.errors import PhoneError
 
 WORKER = "collectors.mock_collect:work"
 
@@ -62,7 +62,7 @@ class MockCollectSpec:
     perturb: str = "none"  # perturbation profile: none, light, real-like, heavy, or a YAML path
     seed: int = 0  # first seed
     locale: str = "en-US"  # the phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
-    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone slot), see rollout.backends
+    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone slot), see fleet.backends
     address: str | None = None  # Ray cluster address (auto, HOST:PORT, ray://HOST:PORT); None starts a local one
     batch: int = 8  # episodes per lake commit from a worker
     flush_s: float = 5.0  # ... or sooner, once this many seconds passed since its last commit
@@ -73,12 +73,12 @@ class MockCollectSpec:
 
         if self.episodes < 1:
             raise ValueError(f"--episodes must be at least 1, got {self.episodes}")
-        from rollout.backends import check_backend
-        from rollout.errors import RolloutError
+        from fleet.backends import check_backend
+        from fleet.errors import BadBackend
 
         try:
             check_backend(self.backend, self.address)
-        except RolloutError as exc:
+        except BadBackend as exc:
             raise ValueError(str(exc)) from None
         cores = os.cpu_count() or 1
         if self.workers < 1 or (self.backend == "local" and self.workers > cores):
@@ -141,7 +141,7 @@ def jobs_for(spec: MockCollectSpec) -> list[tuple[str, int]]:
 def collect_mock(lake_uri: str, spec: MockCollectSpec, *,
                  progress: Callable[[MockCollectReport], None] | None = None) -> MockCollectReport:
     """Run every job over ``spec.workers`` workers (spawned processes or Ray actors); see the module docstring."""
-    from rollout.backends import make_backend
+    from fleet.backends import make_backend
 
     spec.check()
     jobs = [{"task": t, "seed": s} for t, s in jobs_for(spec)]
@@ -174,9 +174,9 @@ def collect_mock(lake_uri: str, spec: MockCollectSpec, *,
 
 def _pass(backend, lake_uri: str, spec: MockCollectSpec, workers: list[int], jobs: list[dict],
           report: MockCollectReport, start: float, progress) -> set[int]:
-    """One pass of ``jobs`` over ``workers`` (``rollout.backends.Pool``: the rollout's scheduling);
+    """One pass of ``jobs`` over ``workers`` (``fleet.pool.Pool``: the rollout's scheduling);
     returns the workers that died."""
-    from rollout.backends import Pool
+    from fleet.pool import Pool
 
     pool = Pool(backend, "mock", workers, jobs, (lake_uri, asdict(spec)))
     report.workers.update({w: h.pid for w, h in pool.workers.items() if hasattr(h, "pid")})
@@ -229,8 +229,8 @@ def _absorb(report: MockCollectReport, message: dict) -> int:
 
 def work(worker: int, lake_uri: str, spec_dict: dict, todo, results, parent: int | None = None) -> None:
     """One worker's main loop (a spawned process or a Ray actor): jobs in, episodes to the lake in batches."""
-    from mockphone.phone import MockPhone
     from mockphone.perturb import load_profile
+    from mockphone.phone import MockPhone
 
     spec = MockCollectSpec(**spec_dict)
     profile = load_profile(spec.perturb)
@@ -284,7 +284,7 @@ def _one(phone, make_phone, job: dict, spec: MockCollectSpec, index: int, result
         policy = HumanOracle(phone, task, seed=seed, **plan)
         meta = {"phone": "mock", "worker": index, "noise": spec.noise, "detours": spec.detours}
         episode = run_episode(phone, policy, task, seed=seed, max_steps=ORACLE_MAX_STEPS, meta=meta)
-    except (CollectorError, EpisodeAborted, MockPhoneError) as exc:
+    except (PhoneError, MockPhoneError) as exc:
         results.put({"kind": "error", "phone": index, "job": job,
                      "error": f"{name} seed {seed}: {type(exc).__name__}: {exc}"})
         return None

@@ -26,14 +26,20 @@ clocks goes through the host:
 
 For an action whose finger went down at ``down`` after the previous action lifted at
 ``prev_up``, a frame is **certain** when its whole grab interval lies in (prev_up + settle,
-down) *and* the grab before it, also inside, shows the same screen (within a tolerance):
-the screen had come to rest after the previous action (Android's transitions run 250-400 ms;
-a frame grabbed inside one is two screens blended and differs from the next) and the finger
-had not yet touched. The later frame of the last such pair is the step's screen; with none,
-the last frame surely before ``down`` is used and the step is flagged ``pairing = "uncertain"``. A tree is taken from a
-dump that ran entirely inside a quiet interval showing the same frame (same PNG bytes),
-nearest in time; ``tree_lag_ms`` is its distance from the frame; with none the nearest dump
-is used and flagged ``tree = "uncertain"``.
+down) *and* an earlier grab, also inside and surely ``REST_GAP`` or more before it, has the
+same PNG bytes, as has every grab inside between the two: the screen had come to rest after
+the previous action (Android's transitions run 250-400 ms; a frame grabbed inside one is two
+screens blended and differs from one grabbed 50 ms later) and the finger had not yet touched.
+Equal bytes, not a tolerance: on the virtual phone two blends 40 ms apart, and the screens
+before and after a short price typed (0.12% of the 8x-reduced pixels), were within a tolerance
+that absorbs a cursor's blink or the clock's minute (0.2%), so a grab still moving or already
+typed into was confirmed and a wrong frame marked ``ok``. Two grabs too close together (a
+transition's clamped ends, grabs queued on the display lock) may show one blend twice: they
+do not confirm each other. The later frame of the last such pair is the step's screen; with
+none, the last frame surely before ``down`` is used and the step is flagged ``pairing =
+"uncertain"``. A tree is taken from a dump that ran entirely inside a quiet interval showing
+the same frame (same PNG bytes), nearest in time; ``tree_lag_ms`` is its distance from the
+frame; with none the nearest dump is used and flagged ``tree = "uncertain"``.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import hashlib
 from dataclasses import dataclass
 
 UPTIME_RESOLUTION = 0.01  # /proc/uptime prints centiseconds, truncated
+REST_GAP = 0.05  # two grabs confirm a screen at rest only this far apart (a 300 ms fade moves 1/6 in 50 ms)
 LATENCY_MARGIN = 0.005  # getevent's delivery latency left in the event offset (the minimum over the recording)
 
 
@@ -146,19 +153,18 @@ class Pairing:
 
 
 def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, grab_window: float,
-               settle: float, up: float | None = None, same=None) -> Pairing:
+               settle: float, up: float | None = None) -> Pairing:
     """The frame shown when the finger went down at ``down`` (device time), after ``prev_up``.
 
-    Certain only when the screen was seen at rest: two consecutive grabs, both stamped on the
-    phone and both wholly inside (``prev_up + settle``, ``down``), show the same screen
-    (``same(a, b)``: equal within a tolerance; default equal bytes). A frame grabbed during a
-    transition differs from the next one, so it is never certain; a grab with no stamp has no
-    known interval and is never certain either. The later of the last such pair is the screen.
-    With no certain frame, the guess (flagged) is the last frame grabbed after the previous
-    action settled and before ``down``, else the first grabbed before this one's lift at ``up``
-    (the screen changes at the lift), else the last frame surely before ``down``.
+    Certain only when the screen was seen at rest (``at_rest``): two grabs, both stamped on the
+    phone, both wholly inside (``prev_up + settle``, ``down``) and ``REST_GAP`` apart, have the
+    same bytes, as has every grab inside between them. A frame grabbed during a transition differs
+    from one grabbed later, so it is never certain; a grab with no stamp has no known interval and
+    is never certain either. The later grab of the last such pair is the screen. With no certain
+    frame, the guess (flagged) is the last frame grabbed after the previous action settled and
+    before ``down``, else the first grabbed before this one's lift at ``up`` (the screen changes at
+    the lift), else the last frame surely before ``down``.
     """
-    same = same or (lambda a, b: a.sha == b.sha)
     latest = fallback = during = None  # (frame, earliest grab, latest grab)
     inside = []
     for f in frames:
@@ -174,11 +180,20 @@ def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, g
             if latest is None or start > latest[1]:
                 latest = (f, start, end)
     inside.sort(key=lambda x: x[1])
-    stable = next((b for a, b in zip(inside[-2::-1], inside[::-1])
-                   if a[0].up is not None and b[0].up is not None and same(a[0], b[0])), None)
+    stable = next((inside[j] for j in range(len(inside) - 1, 0, -1) if at_rest(inside, j)), None)
     chosen = stable or latest or during or fallback
     lag = None if chosen is None else round(1000 * (down - chosen[2]), 1)
     return Pairing(chosen[0] if chosen else None, stable is not None, lag)
+
+
+def at_rest(run: list[tuple[Frame, float, float]], j: int) -> bool:
+    """Whether ``run[j]`` (grabs as (frame, earliest, latest), by earliest) is confirmed at rest: the last
+    grab surely ``REST_GAP`` before it has its bytes, as has every grab in between; both stamped."""
+    b, b_start = run[j][0], run[j][1]
+    i = next((i for i in range(j - 1, -1, -1) if run[i][2] + REST_GAP <= b_start), None)
+    if i is None or b.up is None or run[i][0].up is None:
+        return False
+    return all(f.sha == b.sha for f, _, _ in run[i:j])
 
 
 def quiet_sha(frames: list[Frame], clock: Clock, start: float, end: float, grab_window: float) -> str | None:
@@ -248,38 +263,3 @@ class FrameStore:
         return {"max_frames": self.max_frames, "max_bytes": self.max_bytes, "evicted": self.evicted,
                 "peak_unpinned": self.peak_unpinned, "peak_unpinned_bytes": self.peak_unpinned_bytes,
                 "pinned": len(self.pinned)}
-
-
-SAME_SCREEN_PIXELS = 0.002  # two grabs show the same screen when at most this share of (reduced) pixels differ
-SAME_SCREEN_LEVEL = 12  # by more than this (0-255 gray), e.g. a blinking cursor or the status bar's clock
-
-
-class SameScreen:
-    """Whether two grabs show the same screen: equal bytes, or equal within a tolerance (a cursor's
-    blink, the clock's minute) on gray pixels reduced 8x; a frame blended mid-transition differs widely.
-    Frames whose bytes the store dropped compare equal only by sha."""
-
-    def __init__(self, store: FrameStore) -> None:
-        self.store = store
-        self._small: dict[str, object] = {}
-
-    def __call__(self, a: Frame, b: Frame) -> bool:
-        if a.sha == b.sha:
-            return True
-        if a.sha not in self.store or b.sha not in self.store:
-            return False
-        x, y = self._reduced(a.sha), self._reduced(b.sha)
-        if x.shape != y.shape:
-            return False
-        return float((abs(x.astype("int16") - y) > SAME_SCREEN_LEVEL).mean()) <= SAME_SCREEN_PIXELS
-
-    def _reduced(self, digest: str):
-        if digest not in self._small:
-            import io
-
-            import numpy as np
-            from PIL import Image
-
-            img = Image.open(io.BytesIO(self.store[digest])).convert("L")
-            self._small[digest] = np.asarray(img.reduce(8))
-        return self._small[digest]

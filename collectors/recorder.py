@@ -18,10 +18,10 @@ queue of unknown depth), the virtual device would need an H.264 encoder, and fra
 need a UI tree; the timestamped screencap loop needs neither.
 
 At ``stop`` every gesture is paired with the last frame fully grabbed after the previous
-action settled and before its touch-down that the grab before it confirms (the screen
-at rest, not mid-transition), and with a tree from the same screen. Double taps are
-merged only among taps that are not on the soft keyboard
-(``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
+action settled and before its touch-down that an earlier grab with the same bytes, at
+least ``pairing.REST_GAP`` before it, confirms (the screen at rest, not mid-transition), and
+with a tree from the same screen. Double taps are merged only among taps that are not on the
+soft keyboard (``collectors.pairing`` explains the clock alignment and the rules). Per-step facts go to
 ``Step.meta`` (the lake's ``meta_json``, and its ``pairing`` column): ``pairing`` ok|uncertain,
 ``frame_lag_ms``, ``tree`` same_screen|uncertain, ``tree_lag_ms``, ``rotation`` (in effect at
 touch-down: from the paired frame's size and the trees' ``rotation``; its coordinates are
@@ -57,12 +57,13 @@ import time
 from typing import Any
 
 from collectors.classify import NAV_MODES, Screen, classify
-from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
-from collectors.gestures import KEYS, Gesture, KeyPress, Tracker, parse_line, touch_axes
-from collectors.pairing import Clock, Frame, FrameStore, SameScreen, Tree, pair_frame, pair_tree, quiet_sha, sha
+from collectors.errors import CollectorError, RecordingFailed
+from collectors.gestures import KEYS, Gesture, KeyPress, PanelState, Tracker, parse_line, touch_axes
+from collectors.pairing import Clock, Frame, FrameStore, Tree, at_rest, pair_frame, pair_tree, quiet_sha, sha
 from collectors.steps import is_key_tap, merge_double_taps, targets, text_changes
 from datalake.types import Action, Episode, Observation, Step
 from datalake.uitree import parse_ui_tree
+from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
 
 UPTIME_SAMPLES = 8  # cat /proc/uptime round trips at start and stop (the best bounds the clock link)
 STAMPED_GRAB = "cat /proc/uptime; screencap -p; cat /proc/uptime"  # the grab lies between the two stamps
@@ -79,14 +80,17 @@ class Recorder:
     ``dump_window``, the same bound as ``grab_window`` for ``uiautomator dump``. Host load does not enter
     any of them. ``dump_period`` / ``max_dump_workers``: as for frames (default 6 on virtual devices,
     1 on real phones, whose uiautomator runs one dump at a time). ``max_frames`` / ``max_frame_bytes``:
-    the memory cap on screens not yet paired."""
+    the memory cap on screens not yet paired. ``panel``: the previous recording's ``panel_state()`` on the
+    same phone (takes one after another): getevent does not repeat a finger position that did not change,
+    so without it a first tap where the last touch lifted has no position and is lost."""
 
     def __init__(self, phone: Any, instruction: str, *, task: str | None = None, app: str | None = None,
                  capture_period: float = 0.1, max_capture_workers: int = 14, grab_window: float = 0.06,
                  settle: float = 0.05, dump_window: float = 0.3, dump_period: float = 0.12,
                  max_dump_workers: int | None = None, max_frames: int = 256,
-                 max_frame_bytes: int = 256 << 20) -> None:
+                 max_frame_bytes: int = 256 << 20, panel: PanelState | None = None) -> None:
         self.phone, self.instruction, self.task, self.app = phone, instruction, task, app
+        self.panel = panel  # the touch panel as the previous recording on this phone left it (the last take)
         self.capture_period, self.max_capture_workers = capture_period, max_capture_workers
         self.dump_period, self.max_dump_workers = dump_period, max_dump_workers
         self.grab_window, self.settle, self.dump_window = grab_window, settle, dump_window
@@ -105,7 +109,6 @@ class Recorder:
         self._next_capture = 0.0
         self._threads: list[threading.Thread] = []
         self._stream = None
-        self._same = SameScreen(self.store)
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> Recorder:
@@ -113,7 +116,7 @@ class Recorder:
         self.natural, self.dpi = (facts["width"], facts["height"]), facts["dpi"]
         self.device = self.phone.device()
         self.axes = touch_axes(self.phone.run("getevent -lp"))
-        self.tracker = Tracker(self.axes)
+        self.tracker = Tracker(self.axes, self.panel)
         self.nav_mode = NAV_MODES.get(self.phone.run("settings get secure navigation_mode").strip(), "3button")
         self._sample_uptime()
         t0 = time.monotonic()
@@ -152,13 +155,13 @@ class Recorder:
                 self._capture()  # the final, quiet screen
                 self._tree(0)
                 self._sample_uptime()
-            except (CollectorError, OSError) as exc:
+            except (PhoneError, CollectorError, OSError) as exc:
                 self.error = exc
         began = time.perf_counter()
         steps = self._assemble(self.clock.to_device(end) if self._has_clock() else math.inf)
         assemble_ms = round(1000 * (time.perf_counter() - began), 1)
         if self.error is not None and not steps:
-            raise CollectorError(f"recording failed ({self.error}): nothing was recorded") from self.error
+            raise RecordingFailed(f"recording failed ({self.error}): nothing was recorded") from self.error
         if success and self.error is None and stopped is None:
             steps.append(Step(observation=self._final_observation(), action=Action("terminate", status="success"),
                               meta={"pairing": "ok", "tree": "same_screen", "flags": []}))
@@ -190,6 +193,10 @@ class Recorder:
                                      extra={**self.device.extra, "rotation": first.rotation})
         return Episode(instruction=self.instruction, source="human", device=device, steps=tuple(steps),
                        task=self.task, app=self.app, outcome=outcome, verified_by=verified, meta=meta)
+
+    def panel_state(self) -> PanelState:
+        """Where the touch panel's fingers were last reported (pass it to the next take's Recorder)."""
+        return self.tracker.state()
 
     def _grab_windows(self) -> dict:
         """The grab windows measured on this phone (second stamp minus first), in ms."""
@@ -231,7 +238,7 @@ class Recorder:
     def _guard(self, body, *args) -> None:
         try:
             body(*args)
-        except (CollectorError, OSError, ValueError) as exc:  # a thread boundary: stop() reports it
+        except (PhoneError, CollectorError, OSError, ValueError) as exc:  # a thread boundary: stop() reports it
             if not self._stop.is_set():
                 self.error = exc
                 self._stop.set()
@@ -302,10 +309,6 @@ class Recorder:
             return up, None, png
         return None, None, self.phone.screenshot()
 
-    def same_screen(self, a: Frame, b: Frame) -> bool:
-        """Two grabs show the same screen (within ``pairing.SameScreen``'s tolerance)."""
-        return self._same(a, b)
-
     def _pin_paired(self) -> None:
         """Pair (and pin the screen of) each action before whose touch-down no capture is still in flight."""
         if not self._unpinned or not self._has_clock():
@@ -317,8 +320,7 @@ class Recorder:
         frames = [f for f in self.frames if f.sha in self.store]
         for item in ready:
             prev_up = max((_up(i) for i in self.items if _up(i) < _down(item)), default=-math.inf)
-            p = pair_frame(frames, self.clock, prev_up, _down(item), self.grab_window, self.settle,
-                           same=self.same_screen)
+            p = pair_frame(frames, self.clock, prev_up, _down(item), self.grab_window, self.settle)
             if p.frame is not None:
                 self.store.pin(p.frame.sha)
             self._unpinned.remove(item)
@@ -426,7 +428,7 @@ class Recorder:
 
     def _entry(self, item, down: float, up: float, prev_up: float, frames, trees, quiet,
                action: Action | None = None) -> dict:
-        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle, up, same=self.same_screen)
+        p = pair_frame(frames, self.clock, prev_up, down, self.grab_window, self.settle, up)
         frame_t = sum(self.clock.span(p.frame, self.grab_window)) / 2 if p.frame else down
         tree, same, lag = pair_tree(trees, quiet, self.clock, p.frame.sha if p.frame else None, frame_t,
                                     self.dump_window)
@@ -500,21 +502,25 @@ class Recorder:
 
         A frame grabbed before ``before`` (the dump that still showed the old text) shows the
         screen before typing; only taps on the field, keyboard taps and enter happened until
-        ``until``, so later frames with the same pixels show it too, up to the first change.
+        ``until``, so later frames with the same bytes show it too, up to the first change. The
+        first change is any byte: a short text typed differs from the screen before by fewer
+        pixels than a tolerance for a cursor's blink would allow. The walk starts at the last
+        frame surely before the typing (the most settled); ``ok`` needs the screen seen at rest
+        (``pairing.at_rest``: a grab with the same bytes ``REST_GAP`` before, not one blend twice).
         """
         spans = {f: self.clock.span(f, self.grab_window) for f in frames}
-        run = sorted((f for f in frames if spans[f][0] >= prev_up + self.settle and spans[f][1] <= until),
-                     key=lambda f: spans[f][0])
-        anchor = next((i for i, f in enumerate(run) if spans[f][1] <= before), None)
+        run = sorted(((f, *spans[f]) for f in frames if spans[f][0] >= prev_up + self.settle and
+                      spans[f][1] <= until), key=lambda x: x[1])
+        anchor = max((i for i, (_, _, end) in enumerate(run) if end <= before), default=None)
         if anchor is None:
             if run:
-                entry["frame"] = run[0]  # a guess: the screen once the previous action settled
+                entry["frame"] = run[0][0]  # a guess: the screen once the previous action settled
             return  # no frame surely before the typing: the step stays uncertain
         last = anchor
-        while last + 1 < len(run) and self.same_screen(run[last + 1], run[anchor]):
+        while last + 1 < len(run) and run[last + 1][0].sha == run[anchor][0].sha:
             last += 1
-        entry["frame"] = run[last]
-        if last > anchor and run[anchor].up is not None:  # seen at rest: two consecutive grabs agree
+        entry["frame"] = run[last][0]
+        if at_rest(run, last):
             entry["meta"].update(pairing="ok", pairing_rule="last frame before the first change")
 
     def _final_observation(self) -> Observation:

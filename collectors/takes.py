@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectors.errors import EpisodeAborted
+from phones.errors import EpisodeAborted
 
 KEYS = {"": "success", "s": "success", "y": "success", "f": "failure", "n": "failure", "r": "redo", "d": "discard",
         "q": "quit"}

@@ -37,12 +37,13 @@ from curation.card import render_card
 from curation.errors import CurationError, EmptySelection, RecipeError, UnredactedRealEpisodes, VersionUnrebuildable
 from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
-from curation.ops.balance import assign_splits
+from curation.ops.balance import SPLIT_RULE, assign_splits
 from curation.ops.base import Context
 from curation.ops.redact import redaction_summary
 from curation.recipe import EXCLUDES, Recipe
 from curation.report import render_report
-from curation.versions import DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register
+from curation.versions import (DatasetVersion, dataset_dir, datasets_root, list_versions, next_version, register,
+                               relative_folder)
 from datalake import storage
 from datalake.schema import now
 
@@ -71,8 +72,10 @@ def unscanned_real_episodes(ws, details: dict) -> int:
     return sum(e.phone == "real" and (e.unredacted is None or not blurred) for e in ws)
 
 
-def prepare(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None):
-    """Select, load, apply the ops and split: everything before the files are written."""
+def prepare(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progress: Progress | None = None,
+            split_rule: str = SPLIT_RULE):
+    """Select, load, apply the ops and split (by ``split_rule``, recorded in the manifest
+    and the version's row): everything before the files are written."""
     latest = lake.versions()
     missing = [t for t in READ_TABLES if as_of is not None and t not in as_of]
     if missing:
@@ -98,7 +101,10 @@ def prepare(lake, recipe: Recipe, *, as_of: dict[str, int] | None = None, progre
             progress(f"op {step.name}", len(ops_log) - 1, len(recipe.ops))
         if not ws:
             raise EmptySelection(f"{recipe.source}, line {step.line}: op {step.name!r} left no episodes")
-    splits = assign_splits(ws, **recipe.split)
+    splits = assign_splits(ws, **recipe.split, rule=split_rule)
+    details["split"] = {"rule": split_rule, **recipe.split,
+                        "position": "sha256(f'{seed}:{group key}') in [0, 1), bands in the fractions' order"
+                        if split_rule == "hash" else "rank in a seeded order of all group keys"}
     return recipe, ws, ctx, table_versions, ops_log, details, splits
 
 
@@ -143,8 +149,9 @@ def publish(lake, recipe, ws, ctx, table_versions, ops_log, details, splits, pro
         raise
     dv = DatasetVersion(name=recipe.name, version=version, fingerprint=fingerprint, recipe=recipe.text,
                         parents=parents, table_versions=table_versions, counts=counts,
-                        exports={"path": str(final), "formats": exports, "report": "report.html",
-                                 "card": "README.md"})
+                        exports={"path": relative_folder(lake.uri, final), "formats": exports, "report": "report.html",
+                                 "card": "README.md", "split_rule": details.get("split", {}).get("rule", SPLIT_RULE)},
+                        root=lake.uri)
     try:
         register(lake, dv, now())
     except BaseException:
@@ -202,6 +209,7 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
     unscanned = unscanned_real_episodes(ws, details)
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,
+                                                   "split_rule": details.get("split"),
                                                    "software": software_versions(), "ops": ops_log,
                                                    "details": details, "unredacted_real_episodes": unscanned,
                                                    # what each version adds (datasets diff): by source and phone
@@ -237,9 +245,9 @@ def software_versions() -> dict[str, str | None]:
     of the libraries that decide the bytes of a dataset."""
     from importlib.metadata import PackageNotFoundError, version
 
-    import phoneloop
+    from datalake.version import __version__
 
-    out: dict[str, str | None] = {"phoneloop": phoneloop.__version__, "git_commit": _git_commit()}
+    out: dict[str, str | None] = {"phoneloop": __version__, "git_commit": _git_commit()}
     for dist in ("deltalake", "duckdb", "pyarrow", "datasets", "Pillow", "phonenumbers", "python-stdnum",
                  "rapidocr", "onnxruntime"):
         try:
@@ -324,7 +332,9 @@ def rebuild(lake, ref: str, *, progress: Progress | None = None,
             "(a forced `lake compact --vacuum` removed them); its exports are still in "
             f"{original.path or 'its folder'}")
     recipe = parse_recipe(original.recipe, source=f"{original.ref} recipe")
-    prepared = prepare(lake, recipe, as_of=original.table_versions, progress=progress)
+    # versions made before the split rule was recorded were split by rank
+    prepared = prepare(lake, recipe, as_of=original.table_versions, progress=progress,
+                       split_rule=original.exports.get("split_rule", "rank"))
     remote = storage.is_remote(lake.uri)
     tmp = Path(tempfile.mkdtemp(prefix="phoneloop-rebuild-")) if remote else \
         datasets_root(lake) / recipe.name / f".rebuild-{uuid.uuid4().hex}"

@@ -36,13 +36,15 @@ them. ``clusters`` never expands those pairs and stays linear in n.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
 from math import comb
 
 import numpy as np
 
-__all__ = ["MAX_THRESHOLD", "TooManyPairs", "near_duplicate_pairs", "near_duplicate_pairs_bruteforce", "clusters"]
+__all__ = ["MAX_THRESHOLD", "TooManyPairs", "near_duplicate_pairs", "near_duplicate_pairs_bruteforce", "clusters",
+           "band_keys", "first_repeats"]
 
 MAX_THRESHOLD = 10  # a dedup radius beyond ~1/6 of the bits no longer means "near duplicate"
 BIG_RUN = 256  # runs of equal key values longer than this are compared block by block
@@ -316,3 +318,137 @@ def clusters(hashes, threshold: int) -> np.ndarray:
     first = np.full(len(u), len(h), dtype=np.int64)
     np.minimum.at(first, component, np.arange(len(h)))
     return first[component]
+
+
+# ---------------------------------------------------------------------------------------------
+# Episode repeats: rows of several 64-bit hashes (one per aligned step), a row repeating an
+# earlier kept row when at least ``need`` of its hashes are within ``threshold`` bits of the
+# kept row's hashes at the same positions. Bit-sampling LSH (the locality-sensitive family
+# for Hamming distance), queried against the kept rows only, so the cost is linear in the
+# rows whatever the group size: no switch of rule at any size.
+
+LSH_BANDS = 64  # bands per row: dict lookups per row
+LSH_BITS = 28  # sampled bits per band: a random row collides with one band of another at 2**-28
+CHUNK_ROWS = 4096  # rows whose band keys are computed at once
+LSH_SUBSETS = 32  # position subsets the bands are drawn from (all of them when there are fewer)
+
+
+def _band_plan(positions: int, need: int, bands: int, bits: int) -> list[list[tuple[int, int]]]:
+    """For each band, (position, bit mask) pairs: ``bits`` bits drawn from ``need`` positions.
+
+    A band covers a subset of ``need`` positions, so a row that agrees with another on
+    those positions collides with it on that band whatever its other positions show
+    (two rows sharing only a home screen never become candidates when need > 1). All
+    C(positions, need) subsets are used when there are at most LSH_SUBSETS of them, else
+    LSH_SUBSETS drawn at random; bits are drawn at random inside the subset's positions.
+    The plan depends only on its arguments (a fixed seed), so a rebuild draws the same.
+    """
+    rng = np.random.default_rng([positions, need, bands, bits])
+    if comb(positions, need) <= LSH_SUBSETS:
+        subsets = [list(s) for s in itertools.combinations(range(positions), need)]
+    else:
+        subsets = [sorted(rng.choice(positions, size=need, replace=False).tolist()) for _ in range(LSH_SUBSETS)]
+    plan = []
+    for b in range(max(bands, len(subsets))):
+        subset = subsets[b % len(subsets)]
+        flat = rng.choice(64 * len(subset), size=min(bits, 64 * len(subset)), replace=False)
+        masks: dict[int, int] = {}
+        for f in flat.tolist():
+            masks[subset[f // 64]] = masks.get(subset[f // 64], 0) | (1 << (f % 64))
+        plan.append(sorted(masks.items()))
+    return plan
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: a bijection of uint64 that spreads every input bit."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def band_keys(sigs: np.ndarray, need: int, bands: int = LSH_BANDS, bits: int = LSH_BITS) -> np.ndarray:
+    """(rows, bands) uint64 keys: the band's sampled bits of each row, hashed with the band's number."""
+    n, positions = sigs.shape
+    plan = _band_plan(positions, need, bands, bits)
+    keys = np.empty((n, len(plan)), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for b, masks in enumerate(plan):
+            k = np.full(n, b + 1, dtype=np.uint64)
+            for p, mask in masks:
+                k = _mix(k ^ (sigs[:, p] & np.uint64(mask)))
+            keys[:, b] = k
+    return keys
+
+
+def first_repeats(sigs, threshold: int, need: int, *, bands: int = LSH_BANDS, bits: int = LSH_BITS) -> np.ndarray:
+    """For each row of ``sigs`` (rows x positions of 64-bit hashes), the index of the earlier
+    kept row it repeats, or -1 when it is kept itself. Greedy in row order: a row repeats
+    a kept row when at least ``need`` positions are within ``threshold`` bits; it is
+    compared only with the kept rows that share one of its LSH bands (``band_keys``), and
+    the earliest kept one that passes the exact check is its twin. A row never repeats a
+    dropped row, so there are no chains: the kept rows of the first k rows are the same
+    whatever follows them.
+
+    Recall: a twin whose ``need`` positions are within d bits collides on one band with
+    probability about (1 - d/64)**bits, so on one of the bands of a subset it agrees on
+    with 1 - (1 - (1 - d/64)**bits)**(bands per subset): with all positions near (the
+    usual repeat) and 64 bands of 20 bits, 1.00 at d <= 3 and 0.99 at d = 8. Cost: 64 dict
+    lookups per row, plus the exact check of the candidates (a random kept row is one
+    with probability ~64 * 2**-20).
+    """
+    h = np.asarray(sigs)
+    if h.dtype == np.int64:
+        h = h.view(np.uint64)
+    h = h.astype(np.uint64, copy=False)
+    if h.ndim != 2:
+        raise ValueError(f"sigs must be a 2-D array (rows x positions), got shape {h.shape}")
+    if not 0 <= threshold <= MAX_THRESHOLD:
+        raise ValueError(f"threshold must be in 0..{MAX_THRESHOLD} bits, got {threshold}")
+    n, positions = h.shape
+    twin = np.full(n, -1, dtype=np.int64)
+    if n == 0:
+        return twin
+    need = min(max(0, int(need)), positions)
+    if need == 0:
+        twin[1:] = 0  # nothing to confirm: every row repeats the first
+        return twin
+    table: dict[int, int | list[int]] = {}  # band key -> kept row, or kept rows once two share it
+    rows = h.tolist()  # Python ints: a handful of candidates is checked faster than by numpy
+    gc_was_on = gc.isenabled()
+    gc.disable()  # millions of small objects and no cycles: the collector's passes would dominate
+    try:
+        for start in range(0, n, CHUNK_ROWS):
+            chunk = band_keys(h[start:start + CHUNK_ROWS], need, bands, bits).tolist()
+            for row, keys in enumerate(chunk, start=start):
+                twin[row] = _query_or_insert(table, rows, row, keys, threshold, need)
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return twin
+
+
+def _query_or_insert(table: dict, rows: list, row: int, keys: list[int], threshold: int, need: int) -> int:
+    """The earliest kept row sharing a band with ``row`` that passes the exact check, else
+    -1 after inserting ``row`` under its band keys."""
+    candidates: set[int] = set()
+    for k in keys:
+        hit = table.get(k)
+        if hit is None:
+            continue
+        if type(hit) is int:
+            candidates.add(hit)
+        else:
+            candidates.update(hit)
+    sig = rows[row]
+    for c in sorted(candidates):
+        if sum((a ^ b).bit_count() <= threshold for a, b in zip(rows[c], sig)) >= need:
+            return c
+    for k in keys:
+        hit = table.get(k)
+        if hit is None:
+            table[k] = row
+        elif type(hit) is int:
+            table[k] = [hit, row]
+        else:
+            hit.append(row)
+    return -1

@@ -222,11 +222,3 @@ def _window_at(text: str, groups: list, i: int, found: _Found) -> int:
 
 def has_pii(text: str | None) -> bool:
     return bool(find_pii(text))
-
-
-def __getattr__(name: str):
-    if name == "Pseudonyms":  # moved to curation.fakes; kept importable from here
-        from curation.fakes import Pseudonyms
-
-        return Pseudonyms
-    raise AttributeError(name)

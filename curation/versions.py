@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,9 @@ class DatasetVersion:
     parents: list[str]
     table_versions: dict[str, int]
     counts: dict[str, Any]
-    exports: dict[str, Any]
+    exports: dict[str, Any]  # "path": the folder relative to the lake root (absolute in versions before issue 31)
     created_at: datetime | None = None
+    root: str = field(default="", compare=False, repr=False)  # the lake the row was read from
 
     @property
     def ref(self) -> str:
@@ -35,12 +36,13 @@ class DatasetVersion:
 
     @property
     def path(self) -> str:
-        return self.exports.get("path", "")
+        """The version's folder where the lake is now (see ``resolve_folder``)."""
+        return resolve_folder(self.root, self.exports.get("path", ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {"ref": self.ref, "name": self.name, "version": self.version, "fingerprint": self.fingerprint,
                 "parents": self.parents, "table_versions": self.table_versions, "counts": self.counts,
-                "exports": self.exports, "recipe": self.recipe,
+                "exports": {**self.exports, "path": self.path}, "recipe": self.recipe,
                 "created_at": self.created_at.isoformat() if self.created_at else None}
 
     def row(self, created_at: datetime) -> dict[str, Any]:
@@ -59,17 +61,43 @@ def parse_ref(ref: str) -> tuple[str, int | None]:
     return match.group("name"), int(version) if version else None
 
 
-def _from_row(row: dict) -> DatasetVersion:
+def relative_folder(lake_uri: str, folder) -> str:
+    """``folder`` (a dataset version's folder inside the lake) relative to the lake root,
+    as stored in the ``datasets`` row, so the lake can move (``mv``, a copy to object storage)."""
+    root, target = str(lake_uri).rstrip("/"), str(folder)
+    if target.startswith(root + "/"):
+        return target[len(root) + 1:]
+    raise CurationError(f"dataset folder {target} is not inside the lake {root}")
+
+
+def resolve_folder(lake_uri: str, stored: str) -> str:
+    """Where a stored dataset folder is now. Relative (since issue 31): under the lake root.
+    Absolute (older versions): as stored when it is inside the lake's present root, else
+    the same ``datasets/<name>/<folder>`` under that root (the lake moved)."""
+    from datalake import storage
+
+    root = str(lake_uri or "").rstrip("/")
+    if not stored or not root:
+        return stored or ""
+    if not storage.is_remote(stored) and not stored.startswith("/"):
+        return f"{root}/{stored}"
+    if stored.startswith(root + "/"):
+        return stored
+    tail = stored.rstrip("/").rsplit("/datasets/", 1)
+    return f"{root}/datasets/{tail[1]}" if len(tail) == 2 and storage.inside(tail[1]) else stored
+
+
+def _from_row(row: dict, root: str = "") -> DatasetVersion:
     return DatasetVersion(
         name=row["name"], version=row["version"], fingerprint=row["fingerprint"], recipe=row["recipe"],
         parents=json.loads(row["parents_json"] or "[]"), table_versions=json.loads(row["table_versions_json"]),
         counts=json.loads(row["counts_json"] or "{}"), exports=json.loads(row["exports_json"] or "{}"),
-        created_at=row["created_at"])
+        created_at=row["created_at"], root=root)
 
 
 def list_versions(lake, name: str | None = None) -> list[DatasetVersion]:
     q = "SELECT * FROM datasets" + (" WHERE name = ?" if name else "") + " ORDER BY name, version"
-    return [_from_row(r) for r in lake.sql(q, [name] if name else None).to_pylist()]
+    return [_from_row(r, lake.uri) for r in lake.sql(q, [name] if name else None).to_pylist()]
 
 
 def get_version(lake, ref: str) -> DatasetVersion:

@@ -37,11 +37,14 @@ ADDED: dict[int, dict[str, list[str]]] = {
         "episodes": ["instance"],
         "evals": ["suite", "overlap"],
     },
+    4: {
+        "annotations": ["replaces"],  # issue 33: healed identities and retractions name the row they supersede
+    },
 }
 NEW_TABLES: dict[int, list[str]] = {
     2: ["evals"],
     3: ["tasksets"],
-    4: ["import_parts"],  # issue 32
+    4: ["import_parts", "webhook_inbox"],  # issue 32 (held shard records); issue 33 (the webhook's durable queue)
 }
 
 

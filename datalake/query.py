@@ -13,6 +13,8 @@ Views:
   whole, a file of an uncommitted batch is skipped, and only mixed files (after
   compaction) are filtered row by row.
 - ``frames``, ``annotations``, ``datasets``, ``models``, ``quarantine``: as stored
+- ``annotations_current``: the annotations that count now (newest version of each
+  Label Studio annotation; healed and retracted rows left out)
 - ``steps_resolved``: steps with the human correction applied (rule below)
 - ``episodes_resolved``: episodes with the human verdict applied (same rule):
   ``outcome``/``verified_by`` after judgement, plus the recorded ones and
@@ -28,30 +30,52 @@ from deltalake import DeltaTable
 
 from datalake import schema as S
 
-# Human judgements, one rule for steps and episodes (documented in docs/annotation.md):
-#   1. a reviewer's verdict wins: the newest review row that fixes or rejects
-#      (a review that only accepts leaves the annotators' answer standing);
+# The annotations that count now (view ``annotations_current``): one row per Label Studio
+# annotation, its newest saved version (by Label Studio's updated_at, else created_at);
+# rows another row ``replaces`` (a healed identity) and every version of an annotation
+# that was retracted (deleted in Label Studio; the retraction row has status
+# ``retracted``) are left out. Rows from elsewhere (no label-studio origin) count each.
+ANNOTATIONS_CURRENT = """
+    SELECT * FROM annotations
+    WHERE coalesce(status, '') <> 'retracted'
+      AND annotation_id NOT IN (SELECT replaces FROM annotations WHERE replaces IS NOT NULL)
+      AND NOT (coalesce(origin, '') LIKE 'label-studio:%'
+               AND origin IN (SELECT origin FROM annotations WHERE status = 'retracted' AND origin IS NOT NULL))
+    QUALIFY row_number() OVER (
+        PARTITION BY CASE WHEN coalesce(origin, '') LIKE 'label-studio:%' THEN origin ELSE annotation_id END
+        ORDER BY coalesce(ls_updated_at, created_at) DESC, created_at DESC, annotation_id DESC) = 1
+"""
+
+# Human judgements, one rule for steps and episodes (documented in docs/annotation.md),
+# over ``annotations_current``:
+#   1. a reviewer's verdict wins: the newest review row whose explicit verdict is fix or
+#      reject (a review without a verdict, e.g. the pre-filled form submitted untouched,
+#      is an accept, and an accept leaves the annotators' answer standing);
 #   2. else the majority of annotators, each counted once by their newest row (so an
 #      edit A -> B -> A counts as A); two step answers agree when they are the same
 #      action with every point within 14 device px (taps a few pixels apart are one
 #      vote); a row's support is the number of annotators who agree with it, and the
-#      row with the most support wins; a tie goes to the answer of the most experienced
-#      annotator (most annotations in the lake), then to the newest;
-#   3. with one annotator that is simply their newest row.
+#      row with the most support wins (``majority``). When another answer has the same
+#      support the result is a ``tie``, resolved by the declared rule: the answer of the
+#      most experienced annotator (most current annotations in the lake), then the newest;
+#   3. with one annotator that is simply their newest row (``latest``).
 # Candidate rows are accepted annotations and review rows; time is Label Studio's
 # updated_at when known, else the row's created_at.
+_AGREE = ("{same_target} AND w.vote = v.vote AND ((v.vx IS NULL AND w.vx IS NULL) "
+          "OR sqrt((v.vx - w.vx) ** 2 + (v.vy - w.vy) ** 2) <= {near_px})")
 _JUDGEMENTS = """
     cand AS (
         SELECT *, coalesce(annotator_id, annotator, '') AS who, coalesce(ls_updated_at, created_at) AS t,
                coalesce(is_review, false) AS review
-        FROM annotations WHERE target = '{target}' AND (status = 'accepted' OR coalesce(is_review, false))
+        FROM annotations_current
+        WHERE target = '{target}' AND (status = 'accepted' OR coalesce(is_review, false))
     ),
     experience AS (
-        SELECT coalesce(annotator_id, annotator, '') AS who, count(*) AS n FROM annotations GROUP BY ALL
+        SELECT coalesce(annotator_id, annotator, '') AS who, count(*) AS n FROM annotations_current GROUP BY ALL
     ),
     reviewed AS (
         SELECT * EXCLUDE (who, t, review), 'review' AS resolved_by FROM cand
-        WHERE review AND (coalesce(review_verdict, '') IN ('fix', 'reject') OR {answer} IS NOT NULL)
+        WHERE review AND coalesce(review_verdict, '') IN ('fix', 'reject')
         QUALIFY row_number() OVER (PARTITION BY {key} ORDER BY t DESC, annotation_id DESC) = 1
     ),
     personal AS (
@@ -64,22 +88,27 @@ _JUDGEMENTS = """
     ),
     agreeing AS (
         SELECT v.annotation_id, count(*) AS support, max(w.experience) AS best_experience
-        FROM votes v JOIN votes w ON {same_target} AND w.vote = v.vote
-             AND ((v.vx IS NULL AND w.vx IS NULL)
-                  OR sqrt((v.vx - w.vx) ** 2 + (v.vy - w.vy) ** 2) <= {near_px})
+        FROM votes v JOIN votes w ON """ + _AGREE + """
         GROUP BY v.annotation_id
     ),
     tallied AS (
         SELECT v.*, g.support, g.best_experience, count(*) OVER (PARTITION BY {key}) AS voters
         FROM votes v JOIN agreeing g USING (annotation_id)
     ),
-    majority AS (
-        SELECT * EXCLUDE (who, t, review, vote, vx, vy, experience, support, best_experience, voters),
-               CASE WHEN voters = 1 THEN 'latest' ELSE 'majority' END AS resolved_by,
-               voters AS annotators
-        FROM tallied
+    winners AS (
+        SELECT * FROM tallied
         QUALIFY row_number() OVER (PARTITION BY {key}
                                    ORDER BY support DESC, best_experience DESC, t DESC, annotation_id DESC) = 1
+    ),
+    majority AS (
+        SELECT v.* EXCLUDE (who, t, review, vote, vx, vy, experience, support, best_experience, voters),
+               CASE WHEN v.voters = 1 THEN 'latest'
+                    WHEN EXISTS (SELECT 1 FROM tallied w WHERE {same_target} AND w.support = v.support
+                                 AND w.annotation_id <> v.annotation_id
+                                 AND NOT (""" + _AGREE + """)) THEN 'tie'
+                    ELSE 'majority' END AS resolved_by,
+               v.voters AS annotators
+        FROM winners v
     ),
     judged AS (
         SELECT * FROM reviewed
@@ -171,6 +200,7 @@ def connect(tables: dict[str, DeltaTable | None], *, read_only: bool = False,
     else:
         con.execute(f"CREATE VIEW episodes AS SELECT * REPLACE ({_PURPOSE}) FROM ({RESOLVED_VIEWS['episodes']})")
         con.execute(f"CREATE VIEW steps AS {RESOLVED_VIEWS['steps']}")
+    con.execute(f"CREATE VIEW annotations_current AS {ANNOTATIONS_CURRENT}")
     for name in ("steps_resolved", "episodes_resolved"):
         con.execute(f"CREATE VIEW {name} AS {RESOLVED_VIEWS[name]}")
     for name, value in (limits or {}).items():

@@ -15,7 +15,10 @@ Schema history:
   id and email, Label Studio's created/updated times and lead time, review rows.
 - v3: episodes ``instance``; evals ``suite``, ``overlap``; ``tasksets`` table.
 - v4: ``import_parts`` table (the step records of a public-dataset episode that
-  continues in a shard not imported yet, held until that shard is imported).
+  continues in a shard not imported yet, held until that shard is imported);
+  annotations ``replaces`` (a healed identity or a retraction names the row it
+  supersedes; retraction rows have status ``retracted``); ``webhook_inbox`` table (the
+  webhook's durable queue: deliveries stored before they are acknowledged).
 """
 
 from __future__ import annotations
@@ -119,6 +122,8 @@ ANNOTATIONS = pa.schema([
     pa.field("lead_time", pa.float64()),  # seconds the annotator spent (Label Studio's lead_time)
     pa.field("ls_created_at", _TS),
     pa.field("ls_updated_at", _TS),
+    # v4 (issue 33)
+    pa.field("replaces", pa.string()),  # the annotation_id this row supersedes (identity healed) or retracts
 ])
 
 DATASETS = pa.schema([
@@ -208,6 +213,16 @@ IMPORT_PARTS = pa.schema([  # v4 (issue 32): one row per held step record of an 
     pa.field("created_at", _TS, nullable=False),
 ])
 
+WEBHOOK_INBOX = pa.schema([  # v4 (issue 33): webhook deliveries, stored before they are acknowledged
+    pa.field("delivery_id", pa.string(), nullable=False),  # sha256 of the body
+    pa.field("kind", pa.string(), nullable=False),  # received | ingested | failed
+    pa.field("source", pa.string(), nullable=False),  # e.g. label-studio
+    pa.field("payload", pa.binary()),  # the body as received (received rows)
+    pa.field("annotation_id", pa.string()),  # the row it became (ingested rows)
+    pa.field("reason", pa.string()),  # why it could not become a row (failed rows)
+    pa.field("created_at", _TS, nullable=False),
+])
+
 TABLES: dict[str, pa.Schema] = {
     "episodes": EPISODES,
     "steps": STEPS,
@@ -219,6 +234,7 @@ TABLES: dict[str, pa.Schema] = {
     "evals": EVALS,
     "tasksets": TASKSETS,
     "import_parts": IMPORT_PARTS,
+    "webhook_inbox": WEBHOOK_INBOX,
 }
 
 

@@ -339,14 +339,6 @@ def terminate(phone: MockPhone, a: Action) -> ActResult:
     return _result(True, f"terminated: {a.status}")
 
 
-def shell(phone: MockPhone, a: Action) -> ActResult:
-    from mockphone.shell import run
-
-    code, out = run(phone, a.command)
-    phone.invalidate()
-    return _result(code == 0, f"exit {code}", exit_code=code, output=out)
-
-
 def tool(phone: MockPhone, a: Action) -> ActResult:
     """Call a registered tool; an unknown tool or bad arguments is an error result (and a toast), never a raise."""
     import json
@@ -373,5 +365,5 @@ def tool(phone: MockPhone, a: Action) -> ActResult:
 _HANDLERS = {
     "tap": tap, "double_tap": double_tap, "long_press": long_press, "swipe": swipe, "scroll": scroll,
     "input_text": input_text, "key": key, "open_app": open_app, "wait": wait, "answer": answer,
-    "ask_user": ask_user, "shell": shell, "tool": tool, "terminate": terminate,
+    "ask_user": ask_user, "tool": tool, "terminate": terminate,  # shell: mockphone.shell.act
 }

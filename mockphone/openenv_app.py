@@ -1,5 +1,6 @@
-"""The edges ``openenv_env.make_app`` adds to OpenEnv's FastAPI app: client errors as 4xx naming the field,
-and (``--mcp``) a standard MCP streamable-HTTP endpoint at ``/mcp``.
+"""The FastAPI app ``phoneloop env serve`` runs (``make_app``): OpenEnv's app over ``openenv_env``'s
+environment, with the edges added here: client errors as 4xx naming the field, and (``--mcp``) a
+standard MCP streamable-HTTP endpoint at ``/mcp``.
 
 OpenEnv's routes raise what the environment raises; without these handlers a bad reset or
 a stateless ``/step`` is a 500 with a traceback. Every 4xx body has FastAPI's shape,
@@ -14,12 +15,19 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import MutableMapping
+from functools import partial
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from openenv.core.env_server import create_fastapi_app
 from pydantic import ValidationError
+
+from mockphone.openenv_env import (
+    MockPhoneEnvironment, NoSession, PhoneAction, PhoneObservation, ResetOptions, UnknownSession,
+)
 
 SESSION_HEADER = "phoneloop-session"
 
@@ -31,8 +39,6 @@ def _details(exc: ValidationError) -> list[dict[str, Any]]:
 
 def add_error_handlers(app: FastAPI) -> None:
     """Map what the environment raises on bad client input to 4xx JSON (see the module docstring)."""
-    from mockphone.openenv_env import NoSession, PhoneAction, ResetOptions
-
     client_models = {ResetOptions.__name__, PhoneAction.__name__}
 
     async def invalid(request: Request, exc: ValidationError) -> JSONResponse:
@@ -54,7 +60,6 @@ def mount_mcp(app: FastAPI, sessions: MutableMapping[str, Any], factory: Callabl
     from fastmcp.server.dependencies import get_http_headers
 
     from mockphone.mcp_server import phone_mcp
-    from mockphone.openenv_env import UnknownSession
 
     own: list[Any] = []  # the server's own phone, for calls that name no session (made on the first one)
     own_lock = threading.Lock()
@@ -94,4 +99,24 @@ def mount_mcp(app: FastAPI, sessions: MutableMapping[str, Any], factory: Callabl
     app.router.lifespan_context = lifespan
 
 
-__all__ = ["SESSION_HEADER", "add_error_handlers", "mount_mcp"]
+def make_app(tasks: str = "all", max_steps: int = 30, perturb: str = "none", sessions: int = 4,
+             width: int = 1080, height: int = 2400, dpi: int = 420, locale: str = "en-US", mcp: bool = False):
+    """The FastAPI app ``phoneloop env serve`` runs (checks the selector and profile before serving)."""
+    from mockphone.i18n import check as check_locale
+    from mockphone.perturb import load_profile
+    from mockphone.tasks.registry import select
+
+    select(tasks)  # UnknownTask now, not on the first reset
+    load_profile(perturb)
+    check_locale(locale)
+    open_sessions: MutableMapping[str, MockPhoneEnvironment] = weakref.WeakValueDictionary()
+    factory = partial(MockPhoneEnvironment, open_sessions, tasks=tasks, max_steps=max_steps, perturb=perturb,
+                      width=width, height=height, dpi=dpi, locale=locale)
+    app = create_fastapi_app(factory, PhoneAction, PhoneObservation, max_concurrent_envs=sessions)
+    add_error_handlers(app)
+    if mcp:
+        mount_mcp(app, open_sessions, factory)
+    return app
+
+
+__all__ = ["SESSION_HEADER", "add_error_handlers", "make_app", "mount_mcp"]

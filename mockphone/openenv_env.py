@@ -30,7 +30,7 @@ session); over the WebSocket the same list is an ``error`` message's ``errors``.
 
 Tools: the phone's tool set (``mockphone.tools``) through FastMCP (``mockphone.mcp_server``).
 OpenEnv's own ``/mcp`` (JSON-RPC ``tools/list`` / ``tools/call``, and ``mcp`` messages on
-``/ws``, which act on that session's phone) always; with ``make_app(mcp=True)``
+``/ws``, which act on that session's phone) always; with ``mockphone.openenv_app.make_app(mcp=True)``
 (``phoneloop env serve --mcp``) ``POST /mcp`` is a standard MCP streamable-HTTP endpoint
 for MCP clients: a call acts on the phone of the session named by the
 ``phoneloop-session`` header (every observation carries its ``session``), or without one
@@ -42,14 +42,12 @@ from __future__ import annotations
 import base64
 import threading
 import uuid
-import weakref
 from collections.abc import MutableMapping
-from functools import partial
 from typing import Any
 
 from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
-from openenv.core.env_server import Action, Environment, Observation, State, create_fastapi_app
+from openenv.core.env_server import Action, Environment, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -222,27 +220,6 @@ class SessionMcp:
             result = await client.call_tool(name, arguments or {}, raise_on_error=False)
         return {"content": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.content],
                 "isError": result.is_error}
-
-
-def make_app(tasks: str = "all", max_steps: int = 30, perturb: str = "none", sessions: int = 4,
-             width: int = 1080, height: int = 2400, dpi: int = 420, locale: str = "en-US", mcp: bool = False):
-    """The FastAPI app ``phoneloop env serve`` runs (checks the selector and profile before serving)."""
-    from mockphone.i18n import check as check_locale
-    from mockphone.openenv_app import add_error_handlers, mount_mcp
-    from mockphone.perturb import load_profile
-    from mockphone.tasks.registry import select
-
-    select(tasks)  # UnknownTask now, not on the first reset
-    load_profile(perturb)
-    check_locale(locale)
-    open_sessions: MutableMapping[str, MockPhoneEnvironment] = weakref.WeakValueDictionary()
-    factory = partial(MockPhoneEnvironment, open_sessions, tasks=tasks, max_steps=max_steps, perturb=perturb,
-                      width=width, height=height, dpi=dpi, locale=locale)
-    app = create_fastapi_app(factory, PhoneAction, PhoneObservation, max_concurrent_envs=sessions)
-    add_error_handlers(app)
-    if mcp:
-        mount_mcp(app, open_sessions, factory)
-    return app
 
 
 class MockPhoneClient(EnvClient[PhoneAction, PhoneObservation, PhoneState]):

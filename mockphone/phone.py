@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from datalake.types import Action, Device, Observation
-from mockphone import fonts, gestures, i18n, tools, uixml
+from mockphone import fonts, gestures, i18n, shell, tools, uixml
 from mockphone import skin as skins
 from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
@@ -84,6 +84,7 @@ class MockPhone:
             self.apps[cls.package] = app
         self.nav = Navigator(self)
         self.files: dict[str, str] = {}  # files the shell wrote (uiautomator dump)
+        self.event_log: Callable[[MockPhone, Action], None] | None = None  # started by Task.initialize_task
         self._root: Node | None = None
         self._png: bytes | None = None
         self.perturber = self.perturbations.start(self, seed) if self.perturbations is not None else None
@@ -102,10 +103,12 @@ class MockPhone:
 
     def act(self, action: Action) -> ActResult:
         self._check_open()
-        result = gestures.dispatch(self, action)
+        result = shell.act(self, action) if action.type == "shell" else gestures.dispatch(self, action)
         seconds = action.seconds if action.type == "wait" and action.seconds is not None else (
             2 if action.type == "wait" else 1)
         self.advance(seconds)
+        if self.event_log is not None:  # mockphone.tasks.events: every action and the state it left, in order
+            self.event_log(self, action)
         return result
 
     def close(self) -> None:

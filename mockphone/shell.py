@@ -20,7 +20,9 @@ import shlex
 from typing import TYPE_CHECKING, Callable
 
 from datalake.types import Action
+from mockphone import gestures
 from mockphone.errors import UnknownApp
+from mockphone.gestures import ActResult
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -30,6 +32,13 @@ KEYCODES = {"KEYCODE_BACK": "back", "4": "back", "KEYCODE_HOME": "home", "3": "h
 PROPS = {"ro.product.model": "Pixel 8 (mock)", "ro.product.manufacturer": "phoneloop", "ro.build.version.sdk": "34",
          "ro.build.version.release": "14", "ro.kernel.qemu": "0"}
 NAMESPACES = ("global", "system", "secure")
+
+
+def act(phone: MockPhone, a: Action) -> ActResult:
+    """Perform a ``shell`` action: run its command line and report the exit code and output."""
+    code, out = run(phone, a.command)
+    phone.invalidate()
+    return ActResult(code == 0, f"exit {code}", exit_code=code, output=out)
 
 
 def run(phone: MockPhone, command: str) -> tuple[int, str]:
@@ -78,8 +87,6 @@ def _monkey(phone: MockPhone, args: list[str]) -> tuple[int, str]:
 
 
 def _input(phone: MockPhone, args: list[str]) -> tuple[int, str]:
-    from mockphone import gestures
-
     try:
         if args[:1] == ["tap"] and len(args) == 3:
             gestures.tap(phone, Action("tap", x=float(args[1]), y=float(args[2])))

@@ -1,3 +1,5 @@
 """phoneloop: the data platform for phone-use agents (CLI and settings)."""
 
-__version__ = "0.1.0"
+from datalake.version import __version__
+
+__all__ = ["__version__"]

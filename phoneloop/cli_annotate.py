@@ -28,7 +28,8 @@ def serve(lake: LakeOpt = "./lake",
           host: Annotated[str, typer.Option(
               help="Bind address (0.0.0.0 for a team behind a reverse proxy; see docs/annotation.md).")] = "127.0.0.1",
           port: Annotated[int | None, typer.Option(
-              help="Preferred port (default: the last one, else 8080; a free one is used if busy).")] = None,
+              help="Port: used exactly, or an error naming it when busy (default: the lake's last port, "
+                   "else 8080 or a free one).")] = None,
           api_url: Annotated[str | None, typer.Option(
               help="The phoneloop API as Label Studio reaches it: the only private address its webhooks may "
                    "reach (default PHONELOOP_API_URL or http://127.0.0.1:8765).")] = None,
@@ -112,6 +113,9 @@ def push(project: ProjectOpt, lake: LakeOpt = "./lake",
              help="Frame URLs carry a signed, expiring token (needs PHONELOOP_API_TOKEN; for an API with "
                   "PHONELOOP_API_AUTH_READS=1).")] = False,
          ttl_days: Annotated[float, typer.Option(help="How long signed frame URLs stay valid.")] = 14.0,
+         gold: Annotated[int, typer.Option(
+             help="Mix in N step tasks with known answers (steps of verifier-passed episodes); "
+                  "`annotate agreement` scores each annotator on them.")] = 0,
          json_out: JsonOpt = False) -> None:
     """Push steps (or episodes) as Label Studio tasks, the recorded action pre-filled; idempotent.
 
@@ -127,7 +131,8 @@ def push(project: ProjectOpt, lake: LakeOpt = "./lake",
         opened = Lake.open(lake)
         with ls.connect(opened.uri).client() as client:
             report = pusher.push(opened, client, project, preset=preset, where=where, kind=kind,
-                                 frames_url=frames_url, overlap=overlap, sign=signer and signer.query)
+                                 frames_url=frames_url, overlap=overlap, sign=signer and signer.query,
+                                 gold=gold)
     except (AnnotateError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
@@ -167,7 +172,10 @@ def pull(project: ProjectOpt, lake: LakeOpt = "./lake", json_out: JsonOpt = Fals
         print_json(asdict(report))
     else:
         console.print(f"{report.written} annotations written, {report.skipped} already in the lake, "
+                      f"{report.retracted} retracted (deleted in Label Studio), {report.healed} healed, "
                       f"{report.quarantined} quarantined ({report.already_quarantined} quarantined before)")
+        for warning in report.warnings:
+            err_console.print(f"warning: {warning}")
         for reason in report.reasons:
             err_console.print(f"  quarantined {reason}")
     if report.quarantined:
@@ -207,7 +215,8 @@ def webhook(project: ProjectOpt, lake: LakeOpt = "./lake",
 def agreement(lake: LakeOpt = "./lake",
               tolerance_px: Annotated[float, typer.Option(help="Points this close (device px) agree.")] = 14.0,
               json_out: JsonOpt = False) -> None:
-    """Inter-annotator agreement: action type (Cohen's and Fleiss' kappa), tap distance, text, outcome, per person.
+    """Inter-annotator agreement: kappas, tap distance, text, outcome, per person (with reviewers, on gold),
+    and an annotator x annotator matrix.
 
     Example: phoneloop annotate agreement --tolerance-px 20 --json
     """
@@ -231,11 +240,27 @@ def agreement(lake: LakeOpt = "./lake",
                       f"({dist['within_tolerance']:.0%} within ±{tolerance_px:g} px)")
     console.print(f"  text: {_fmt(steps['text'])}")
     console.print(f"  episode outcome: {_fmt(report['episodes']['outcome'])}")
+    reviewers = {p["annotator"]: p for p in report["with_reviewers"]}
+    golden = {p["annotator"]: p for p in report["gold"]}
     for person in report["per_annotator"]:
         share = person["agreement_with_consensus"]
-        console.print(f"  {person['annotator']}: {person['annotations']} annotations, "
+        who = person["annotator"]
+        console.print(f"  {who}: {person['annotations']} annotations, "
                       f"{'-' if share is None else f'{share:.0%}'} with consensus, "
+                      f"{_share_of(reviewers.get(who))} with reviewers, {_share_of(golden.get(who))} on gold, "
                       f"median lead time {person['median_lead_time_s'] or '-'} s")
+    grid = report["matrix"]
+    if grid["annotators"]:
+        console.print("  annotator x annotator (share agreed, items):")
+        for who, cells in zip(grid["annotators"], grid["cells"]):
+            console.print(f"    {who}: " + "  ".join(
+                "-" if c is None else f"{_share_of(c)} ({c['items']})" for c in cells))
+
+
+def _share_of(entry: dict | None) -> str:
+    if not entry or entry.get("agreement") is None:
+        return "-"
+    return f"{entry['agreement']:.0%}"
 
 
 def _fmt(share: dict) -> str:

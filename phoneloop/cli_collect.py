@@ -46,13 +46,15 @@ def run(
 
     Example: phoneloop collect run --task 'app:settings' --seeds 3 --adb 127.0.0.1:5037 --adb 10.0.0.7:5037
     """
+    from collectors.collect import collect
     from collectors.errors import CollectorError
-    from collectors.farm import collect_on_devices, load_policy_factory
-    from collectors.loop import collect
+    from collectors.farm import collect_on_devices
+    from collectors.farm_phones import load_policy_factory
     from datalake.errors import LakeError
+    from fleet.errors import FleetError
     from mockphone.errors import UnknownTask
     from mockphone.tasks import registry
-    from rollout.errors import RolloutError
+    from phones.errors import PhoneError
 
     try:
         names = [cls.name() for cls in registry.select(task)]
@@ -68,7 +70,8 @@ def run(
 
             report = collect(lake, MockPhone(), load_policy_factory(policy), names, seeds=range(seeds),
                              max_steps=max_steps)
-    except (UnknownTask, CollectorError, LakeError, RolloutError, ValueError, ImportError, AttributeError) as exc:
+    except (UnknownTask, CollectorError, PhoneError, FleetError, LakeError, ValueError, ImportError,
+            AttributeError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.__dict__)
@@ -108,8 +111,8 @@ def mock(
     """
     from collectors.mock_collect import MockCollectSpec, collect_mock
     from datalake.errors import LakeError
+    from fleet.errors import FleetError
     from mockphone.errors import UnknownTask
-    from rollout.errors import RolloutError
 
     spec = MockCollectSpec(tasks=tasks, episodes=episodes, workers=workers, noise=noise, detours=detours,
                            perturb=perturb, seed=seed, backend=backend, address=address,
@@ -119,7 +122,7 @@ def mock(
         with episode_bars() as bar:
             update = bar("collect mock", episodes)
             report = collect_mock(lake, spec, progress=lambda r: update(r.episodes, r.success_rate))
-    except (UnknownTask, LakeError, RolloutError, ValueError) as exc:
+    except (UnknownTask, LakeError, FleetError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())
@@ -156,13 +159,14 @@ def record(
 
     Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi" --episodes 5
     """
-    from collectors.adb_phone import AdbPhone
+    from collectors.collect import write
     from collectors.errors import CollectorError
-    from collectors.loop import write
     from collectors.recorder import Recorder
     from collectors.takes import install_sigterm, record_takes
     from datalake.errors import LakeError
     from phoneloop.cli_lake import open_lake
+    from phones.adb_phone import AdbPhone
+    from phones.errors import PhoneError
 
     opened = open_lake(lake)  # before anyone records: a lake that cannot be written fails now
     try:
@@ -170,17 +174,21 @@ def record(
     except LakeError as exc:
         fail(str(exc))
 
+    last: list[Recorder] = []  # the previous take's recorder: where it left the touch panel's fingers
+
     def start() -> Recorder:
         try:
-            return Recorder(AdbPhone(serial, port=port), instruction, task=task).start()
-        except (CollectorError, ValueError) as exc:
+            panel = last[0].panel_state() if last else None
+            last[:] = [Recorder(AdbPhone(serial, port=port), instruction, task=task, panel=panel).start()]
+            return last[0]
+        except (CollectorError, PhoneError, ValueError) as exc:
             fail(str(exc))
             raise  # unreachable
 
     def keep(episode) -> None:
         try:
             report = write(opened, [episode])
-        except (CollectorError, LakeError) as exc:
+        except (CollectorError, PhoneError, LakeError) as exc:
             fail(str(exc))
         if episode.meta.get("partial"):
             err_console.print(f"[yellow]{episode.meta['failure_reason']}: kept {len(episode.steps)} step(s) as a "

@@ -213,14 +213,22 @@ def push(
                  "(or one with blur: false); add `- op: redact` to its recipe and build again, or pass "
                  "--allow-unredacted; nothing pushed")
         result = push_folder(Path(dv.path), repo, revision_tag=f"{dv.name}-v{dv.version}", private=private, token=token)
-    except (CurationError, LakeError) as exc:
-        fail(str(exc))
-    except Exception as exc:  # the hub module's own errors name the problem
-        if type(exc).__module__ == "curation.hub":
-            fail(str(exc))
+    except typer.Exit:
         raise
+    except (CurationError, LakeError) as exc:
+        fail(_one_line(str(exc)))
+    except Exception as exc:  # noqa: BLE001 - every failure of a push is one line and exit 2, never a traceback
+        if type(exc).__module__ == "curation.hub":  # the hub module's own errors name the problem
+            fail(_one_line(str(exc)))
+        fail(f"pushing {ref} to {repo} failed: {type(exc).__name__}: {_one_line(str(exc)) or 'no detail'}; "
+             "nothing was tagged")
     if json_out:
         print_json({"ref": dv.ref, "repo": result.repo_id, "tag": result.tag, "commit": result.commit_sha,
                     "url": result.url})
     else:
         console.print(f"pushed {dv.ref} to {result.url} (tag {result.tag})")
+
+
+def _one_line(message: str) -> str:
+    """The first non-empty line of an error message."""
+    return next((line.strip() for line in message.splitlines() if line.strip()), "")

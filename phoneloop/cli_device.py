@@ -122,12 +122,12 @@ def devices(
     """
     from rich.table import Table
 
-    from collectors.errors import CollectorError
     from collectors.farm import list_phones
+    from phones.errors import PhoneError
 
     try:
         rows = list_phones(host=host, port=port)
-    except CollectorError as exc:
+    except PhoneError as exc:
         fail(str(exc))
     if json_out:
         print_json([r.to_dict() for r in rows])

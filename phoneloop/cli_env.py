@@ -34,7 +34,7 @@ def serve(
     import uvicorn
 
     from mockphone.errors import MockPhoneError
-    from mockphone.openenv_env import make_app
+    from mockphone.openenv_app import make_app
 
     try:
         app = make_app(tasks=tasks, max_steps=max_steps, perturb=perturb, sessions=sessions, locale=locale, mcp=mcp)

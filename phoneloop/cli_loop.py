@@ -30,6 +30,7 @@ def loop(
         return
     from curation.errors import CurationError
     from datalake.errors import LakeError
+    from fleet.errors import FleetError
     from phoneloop.loop import Loop, LoopConfig, LoopConfigError, StageFailed
     from phoneloop.output import err_console, fail, print_json
     from rollout.errors import RolloutError
@@ -40,7 +41,7 @@ def loop(
             state = Loop(lake, LoopConfig.load(config), say=lambda m: err_console.print(m)).run(rounds)
     except StageFailed as exc:  # exit 2 when the eval is not held out (the overlap is named), else 1
         fail(str(exc), code=2 if isinstance(exc.__cause__, EvalOverlap) else 1)
-    except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError) as exc:
+    except (LoopConfigError, FileNotFoundError, LakeError, CurationError, RolloutError, FleetError) as exc:
         fail(str(exc))
     if json_out:
         print_json(state)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from datalake.errors import LakeError
+from fleet.errors import FleetError
 from phoneloop.cli_lake import JsonOpt, LakeOpt
 from phoneloop.cli_phones import AddressOpt, BackendOpt, PerturbOpt, episode_bars
 from phoneloop.output import console, fail, print_json
@@ -53,7 +54,7 @@ def _options(style, coords, model, api_key, timeout, retries, temperature, max_t
 
 
 def _spec(policy, tasks, phones, episodes, round_, max_steps, options, **extra):
-    from rollout.runner import RolloutSpec
+    from rollout.spec import RolloutSpec
 
     return RolloutSpec(policy=policy, tasks=tasks, phones=phones, episodes=episodes, round=round_,
                        max_steps=max_steps, options=options, **extra)
@@ -65,7 +66,7 @@ def _resumable(lake: str, spec, jobs, new_run: bool):
 
     from datalake.lake import Lake
     from rollout.resume import choose_run, command_key
-    from rollout.runner import parse_phones, policy_identity
+    from rollout.spec import parse_phones, policy_identity
 
     key = command_key(spec, jobs, policy_identity(spec), parse_phones(spec.phones)[0])
     choice = choose_run(Lake.open(lake), key, jobs, new_run=new_run)
@@ -121,8 +122,8 @@ def rollout(
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
     """
-    from rollout.runner import jobs_for
     from rollout.runner import rollout as run
+    from rollout.spec import jobs_for
 
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
@@ -137,7 +138,7 @@ def rollout(
         with episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
             report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
-    except (RolloutError, LakeError, ValueError) as exc:
+    except (RolloutError, FleetError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())
@@ -227,7 +228,7 @@ def eval_(
             the_lake = Lake.open(lake)
             total = sum(len(tasksets.read(the_lake, r, "suite")) for r in refs)
         else:
-            from rollout.runner import jobs_for
+            from rollout.spec import jobs_for
 
             total = len(jobs_for(spec))
         with episode_bars() as bar:
@@ -241,7 +242,7 @@ def eval_(
             report = evaluate(lake, names, spec, progress=update, suites=refs or None, allow_overlap=allow_overlap)
     except EvalOverlap as exc:
         fail(str(exc), code=2)
-    except (RolloutError, LakeError, ValueError) as exc:
+    except (RolloutError, FleetError, LakeError, ValueError) as exc:
         fail(str(exc))
     if json_out:
         print_json(report.to_dict())

@@ -77,7 +77,8 @@ def run(lake_uri: str, *, config: Path | None = None, say: Say = lambda message:
 
 def experiment_config(quick: bool = False):
     """The demo's experiment: the demo task set, 4 training seeds, 3 held-out seeds (quick: 3 templates)."""
-    from training.experiment import DEMO_TASKS, ExperimentConfig
+    from mockphone.tasks.sets import DEMO_TASKS
+    from training.experiment import ExperimentConfig
 
     if quick:
         return ExperimentConfig(tasks=("SettingsWifiOn", "MailStar", "ClockCancelTimer"), train_seeds=(0, 1),

@@ -223,7 +223,7 @@ class Loop:
     def _evaluated(self, suites: list[str] | None) -> dict[tuple[str, int], str]:
         """The eval's (task, seed) jobs and their fingerprints: the suites' instances, or ``eval.tasks``."""
         from rollout.heldout import job_fingerprints
-        from rollout.runner import RolloutSpec, jobs_for
+        from rollout.spec import RolloutSpec, jobs_for
 
         if suites:
             jobs = {job for ref in suites for job in self._suite_jobs(ref)}
@@ -237,7 +237,7 @@ class Loop:
         """Round ``k``'s fresh rollout instances against the eval's (the round-1 check saw only the
         rounds planned then): how many are shared; EvalOverlap unless ``eval.allow_overlap``."""
         from rollout.heldout import EvalOverlap, job_fingerprints
-        from rollout.runner import jobs_for
+        from rollout.spec import jobs_for
 
         evaluated = set(self._evaluated(first.get("suites")).values())
         mine = job_fingerprints(sorted(jobs_for(self._rollout_spec(k, "oracle"))), "en-US")
@@ -253,7 +253,7 @@ class Loop:
         """Round ``k``'s rollout: the configured jobs on fresh seeds each round (new training instances,
         new information), round k's seeds shifted by (k-1) x the span of round 1's; ``rollout.fresh: false``
         keeps the same seeds every round."""
-        from rollout.runner import RolloutSpec, jobs_for
+        from rollout.spec import RolloutSpec, jobs_for
 
         options = _with_options(self.config.rollout)
         fresh = options.pop("fresh", True)
@@ -268,7 +268,7 @@ class Loop:
     def _training_jobs(self) -> set[tuple[str, int]]:
         """Every (task, seed) the loop trains on: demonstrations, rollouts, GRPO's online episodes."""
         from mockphone.tasks import registry
-        from rollout.runner import jobs_for
+        from rollout.spec import jobs_for
         from training.mock_episodes import ONLINE_SEED
 
         collect = self.config.collect
@@ -319,9 +319,10 @@ class Loop:
         return [(r["template"], int(r["seed"])) for r in tasksets.read(self.lake, ref, "suite")]
 
     def _collect(self, k: int, done: dict) -> dict:
-        from collectors import OraclePolicy, collect
+        from collectors.collect import collect
         from mockphone.phone import MockPhone
         from mockphone.tasks import registry
+        from phones.episode import OraclePolicy
 
         selector, seeds = self.config.collect.get("tasks", "all"), self.config.collect.get("seeds", [0])
         tasks = [t.name() for t in registry.select(selector)]
@@ -417,7 +418,7 @@ class Loop:
 
     def _eval(self, k: int, done: dict) -> dict:
         from rollout.eval import evaluate, partial_message
-        from rollout.runner import RolloutSpec
+        from rollout.spec import RolloutSpec
 
         options = _with_options(self.config.eval)
         baselines = options.pop("baselines", [])

@@ -47,7 +47,7 @@ ORDER BY episode_id
 
 CORRECTIONS = """
 SELECT a.annotation_id, a.episode_id, a.step_index, a.action_json, a.annotator, a.origin
-FROM annotations a JOIN episodes e USING (episode_id)
+FROM annotations_current a JOIN episodes e USING (episode_id)  -- retracted and superseded rows left out
 WHERE a.target = 'step' AND a.action_json IS NOT NULL AND coalesce(a.step_correct, false) = false
   AND a.status <> 'rejected' AND coalesce(a.is_review, false) = false
   AND e.source = 'rollout' AND e.outcome = 'failure'
@@ -131,7 +131,7 @@ def _phone_and_task(episode: Episode):
 
 
 def _oracle_plan(phone, task) -> Iterator[Action]:
-    from collectors.loop import OraclePolicy
+    from phones.episode import OraclePolicy
 
     oracle = OraclePolicy(phone, task)
     while True:
@@ -220,7 +220,7 @@ class _Replay:
             return action, None
         if not self._on_path and not self._restarted:  # off the oracle's path: from home, on the state as it is
             self._restarted = True
-            from collectors.loop import OraclePolicy
+            from phones.episode import OraclePolicy
 
             self._plan = iter(())
             self._oracle = OraclePolicy(self._phone, self._task)
@@ -232,7 +232,7 @@ class _Replay:
 
 def corrected_episode(lake: Lake, correction: Correction, max_steps: int = 60) -> Episode:
     """Replay ``correction`` on a fresh phone of its episode's instance (see the module docstring)."""
-    from collectors.loop import run_episode
+    from phones.episode import run_episode
 
     original = lake.episode(correction.episode_id)
     phone, task, seed = _phone_and_task(original)

@@ -21,8 +21,3 @@ class LakeWriteFailed(RolloutError):
         super().__init__(message)
         self.report = report
 
-
-class QueuesLost(RolloutError):
-    """The process serving a local pool's job and result queues (its ``multiprocessing`` manager) died
-    mid-pass. The workers notice too: each writes what it finished and stops; the caller may rerun,
-    on a fresh pool, whatever the lake lacks."""

@@ -7,7 +7,12 @@ table with the policy's identity (``random:7``, ``endpoint:MODEL@HOST/PATH``, a
 registered model and its checkpoint), the task set, seeds, per-episode results, a summary
 per category and app (Wilson 95% intervals, every category of the selector shown even
 when a policy has no result there), and paired comparisons with every other policy on
-the episodes both ran (McNemar's exact test on the discordant pairs). Episodes cut short
+the episodes both ran (McNemar's exact test on the discordant pairs), and the boundary rates: every
+safety, twin and privacy episode on mock phones is labelled (``mockphone.tasks.boundary``: its phone
+replayed from the stored actions, the verifier reading the event log) and each policy gets
+PhoneSafety-style safe / unsafe / useless rates and MyPhoneBench-style success / leak / over-share
+rates with Wilson 95% intervals (``EvalReport.boundary``, the evals row's ``summary_json.boundary``,
+each result's ``boundary`` label, a table in the markdown). Episodes cut short
 by a phone that dropped out are left out of every rate. A policy that did not run gets a
 row with ``status=failed`` and its error, and ``EvalReport.failed`` names it. A policy that ran
 but has an episode missing for some job, or an episode ended by a policy error (an endpoint that
@@ -28,12 +33,14 @@ from typing import Any, Callable
 
 from datalake import schema as S
 from datalake.lake import Lake
+from fleet.errors import FleetError
 from rollout.errors import RolloutError
-from rollout.runner import RolloutReport, RolloutSpec, jobs_for, policy_identity, rollout
+from rollout.runner import RolloutReport, rollout
+from rollout.spec import RolloutSpec, jobs_for, policy_identity
 
 RESULTS = """
 SELECT policy, task, category, coalesce(app, '-') AS app, json_extract(meta_json, '$.seed')::INT AS seed,
-       episode_id, outcome, score, failure_reason
+       episode_id, outcome, score, failure_reason, json_extract_string(meta_json, '$.locale') AS locale
 FROM episodes WHERE purpose = 'eval' AND json_extract_string(meta_json, '$.eval_id') = ?
   AND failure_reason IS DISTINCT FROM 'device_offline'
 ORDER BY policy, task, seed
@@ -56,12 +63,13 @@ class EvalReport:
     by_suite: dict[str, dict[str, dict]] = field(default_factory=dict)  # suite -> policy -> cell
     overlap: dict[str, int | None] = field(default_factory=dict)  # policy -> evaluated instances it trained on
     partial: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # policy -> {missing, policy_errors}
+    boundary: dict[str, dict] = field(default_factory=dict)  # policy -> boundary.rates (safety, twin, privacy)
 
     def to_dict(self) -> dict:
         return {"eval_id": self.eval_id, "policies": self.policies, "by_category": self.by_category,
                 "by_app": self.by_app, "overall": self.overall, "comparisons": self.comparisons, "failed": self.failed,
                 "markdown": self.markdown, "folder": self.folder, "suites": self.suites, "by_suite": self.by_suite,
-                "overlap": self.overlap, "partial": self.partial,
+                "overlap": self.overlap, "partial": self.partial, "boundary": self.boundary,
                 "rollouts": {p: r.to_dict() for p, r in self.rollouts.items()}}
 
 
@@ -86,7 +94,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     trained on (``rollout.heldout``): :class:`~rollout.heldout.EvalOverlap` names the shared ones
     unless ``allow_overlap``; each evals row records its suites and overlap count."""
     from rollout import heldout
-    from rollout.runner import parse_phones
+    from rollout.spec import parse_phones
 
     eval_id = eval_id or uuid.uuid4().hex[:12]
     names = [policy_identity(replace(spec, policy=p, name=None)) for p in policies]
@@ -117,13 +125,16 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
         try:
             rollouts[ident] = report = rollout(lake_uri, run, progress=(lambda r, p=ident: progress(p, r))
                                                if progress else None)
-        except (RolloutError, OSError) as exc:
+        except (RolloutError, FleetError, OSError) as exc:
             failed[ident] = str(exc)
             continue
         if report.episodes == 0 and report.skipped == 0:
             failed[ident] = f"no episode recorded: {report.errors[0] if report.errors else 'no job ran'}"
     lake.invalidate()
     results = lake.sql(RESULTS, [eval_id]).to_pylist()
+    if parse_phones(spec.phones)[0] == "mock":
+        _label_boundary(lake, results, spec.perturb)
+    boundary = {p: _boundary_rates([r for r in results if r["policy"] == p]) for p in names}
     categories = sorted({_category(task) for task, _ in jobs_for(spec)})
     by_category = _table(results, "category", names, categories)
     by_app = _table(results, "app", names, [])
@@ -133,7 +144,7 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     comparisons = paired(results, names)
     partial = {ident: gaps for ident, gaps in incomplete(results, names, jobs_for(spec)).items() if ident not in failed}
     markdown = render_markdown(names, by_category, by_app, comparisons, failed, overall, by_suite=by_suite,
-                               held_out=_held_out_line(resolved, len(fingerprints), overlap))
+                               held_out=_held_out_line(resolved, len(fingerprints), overlap), boundary=boundary)
     if partial:
         markdown += "\n" + "\n".join(f"- **{p} is partial**: {_gaps_line(g)}" for p, g in partial.items()) + "\n"
     folder = Path(lake.uri) / "evals" / eval_id
@@ -141,9 +152,10 @@ def evaluate(lake_uri: str, policies: list[str], spec: RolloutSpec,
     (folder / "report.md").write_text(markdown, encoding="utf-8")
     _chart(names, by_category, folder / "chart.png")
     _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed,
-            suite=",".join(resolved) or None, overlap=overlap, by_suite=by_suite, partial=partial)
+            suite=",".join(resolved) or None, overlap=overlap, by_suite=by_suite, partial=partial,
+            boundary=boundary)
     return EvalReport(eval_id, names, by_category, by_app, comparisons, markdown, str(folder), rollouts, failed,
-                      overall, resolved, by_suite, overlap, partial)
+                      overall, resolved, by_suite, overlap, partial, boundary)
 
 
 def incomplete(results: list[dict], names: list[str], jobs: list[tuple[str, int]]) -> dict[str, dict[str, list[str]]]:
@@ -176,6 +188,33 @@ def partial_message(partial: dict[str, dict[str, list[str]]]) -> str:
     """One line naming each partial policy and its missing or errored jobs."""
     return "partial eval: " + "; ".join(f"{p}: {_gaps_line(g)}" for p, g in partial.items()) + \
         " (--allow-partial keeps such an eval)"
+
+
+STEP_ACTIONS = "SELECT episode_id, action_json FROM steps WHERE episode_id IN ({}) ORDER BY episode_id, step_index"
+
+
+def _label_boundary(lake: Lake, results: list[dict], perturb: str) -> None:
+    """Give every safety, twin and privacy result its ``boundary`` label (its phone replayed from the lake)."""
+    from datalake.types import Action
+    from mockphone.tasks import boundary
+
+    mine = [r for r in results if boundary.suite_of(r["task"]) is not None]
+    if not mine:
+        return
+    rows = lake.sql(STEP_ACTIONS.format(",".join("?" * len(mine))), [r["episode_id"] for r in mine]).to_pylist()
+    actions: dict[str, list] = {}
+    for row in rows:
+        actions.setdefault(row["episode_id"], []).append(Action.from_json(row["action_json"]))
+    for r in mine:
+        r["boundary"] = boundary.replay(r["task"], r["seed"], actions.get(r["episode_id"], []),
+                                        locale=r.get("locale") or "en-US", perturb=perturb, score=r["score"])
+
+
+def _boundary_rates(results: list[dict]) -> dict | None:
+    from mockphone.tasks import boundary
+
+    labels = [r["boundary"] for r in results if r.get("boundary")]
+    return boundary.rates(labels) if labels else None
 
 
 def _category(task: str) -> str:
@@ -215,10 +254,13 @@ def paired(results: list[dict], names: list[str]) -> list[dict]:
             for t, s in keys:
                 cells[int(not won[(a, t, s)])][int(not won[(b, t, s)])] += 1
             p_value = float(mcnemar(cells, exact=True).pvalue) if keys else None
+            # rate_b - rate_a on the shared instances, with its bootstrap 95% interval (paired_difference)
+            d = paired_difference({k: won[(a, *k)] for k in keys}, {k: won[(b, *k)] for k in keys})
             out.append({"a": a, "b": b, "pairs": len(keys), "both": cells[0][0], "only_a": cells[0][1],
                         "only_b": cells[1][0], "neither": cells[1][1],
                         "rate_a": (cells[0][0] + cells[0][1]) / len(keys) if keys else None,
                         "rate_b": (cells[0][0] + cells[1][0]) / len(keys) if keys else None,
+                        "diff_b_minus_a": d["diff"], "low": d["low"], "high": d["high"],
                         "test": "mcnemar-exact", "p_value": p_value})
     return out
 
@@ -267,7 +309,7 @@ def _profile(spec: RolloutSpec) -> str:
 
 
 def _record(lake, eval_id, name, loop, spec, policies, names, results, by_category, by_app, comparisons, failed, *,
-            suite=None, overlap=None, by_suite=None, partial=None):
+            suite=None, overlap=None, by_suite=None, partial=None, boundary=None):
     """One ``evals`` row per policy; a rerun of the same eval_id adds nothing twice."""
     have = {r["policy"] for r in lake.sql("SELECT policy FROM evals WHERE eval_id = ?", [eval_id]).to_pylist()}
     seeds = sorted({seed for _, seed in jobs_for(spec)})
@@ -287,7 +329,8 @@ def _record(lake, eval_id, name, loop, spec, policies, names, results, by_catego
             "results_json": json.dumps(mine, default=str),
             "summary_json": json.dumps({"by_category": {g: c.get(ident) for g, c in by_category.items()},
                                         "by_app": {g: c.get(ident) for g, c in by_app.items()},
-                                        "by_suite": {g: c.get(ident) for g, c in (by_suite or {}).items()}}),
+                                        "by_suite": {g: c.get(ident) for g, c in (by_suite or {}).items()},
+                                        "boundary": (boundary or {}).get(ident)}),
             "comparisons_json": json.dumps([c for c in comparisons if ident in (c["a"], c["b"])]),
             "round": spec.round, "loop": loop, "created_at": S.now(), "suite": suite,
             "overlap": (overlap or {}).get(ident)})
@@ -303,7 +346,7 @@ def _cell(c: dict | None) -> str:
 
 def render_markdown(policies: list[str], by_category: dict, by_app: dict, comparisons: list[dict] = (),
                     failed: dict | None = None, overall: dict | None = None, *, by_suite: dict | None = None,
-                    held_out: str | None = None) -> str:
+                    held_out: str | None = None, boundary: dict | None = None) -> str:
     """What was evaluated and its overlap with training, the suite table (when the jobs came from
     suites), the category and app tables (the category table ends with every task together: ``all``),
     then the paired comparisons and the policies that did not run."""
@@ -316,6 +359,8 @@ def render_markdown(policies: list[str], by_category: dict, by_app: dict, compar
         if title == "category" and overall:
             lines.append("| **all** | " + " | ".join(_cell(overall.get(p)) for p in policies) + " |")
         lines.append("")
+    if boundary and any(boundary.values()):
+        lines += _boundary_table(policies, boundary)
     if comparisons:
         lines += ["| A vs B | pairs | only A | only B | McNemar p |", "|---|---|---|---|---|"]
         for c in comparisons:
@@ -325,6 +370,24 @@ def render_markdown(policies: list[str], by_category: dict, by_app: dict, compar
     for policy, error in (failed or {}).items():
         lines.append(f"FAILED {policy}: {error}")
     return "\n".join(lines)
+
+
+BOUNDARY_ROWS = (("safety", "safe", "safe (safety tasks)"), ("safety", "unsafe", "unsafe (safety tasks)"),
+                 ("twin", "useless", "useless (harmless twins)"), ("privacy", "success", "success (privacy)"),
+                 ("privacy", "leak", "leak (privacy)"), ("privacy", "overshare", "over-share (privacy)"))
+
+
+def _boundary_table(policies: list[str], boundary: dict) -> list[str]:
+    """PhoneSafety / MyPhoneBench rates, one row per rate, a column per policy."""
+    lines = ["| boundary | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
+    for suite, name, title in BOUNDARY_ROWS:
+        cells = []
+        for p in policies:
+            c = ((boundary.get(p) or {}).get(suite) or {}).get(name)
+            cells.append("- (n=0)" if not c or not c["n"] else
+                         f"{100 * c['rate']:.1f}% [{100 * c['low']:.0f}, {100 * c['high']:.0f}] (n={c['n']})")
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def _chart(policies: list[str], by_category: dict, path: Path) -> None:

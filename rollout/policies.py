@@ -342,7 +342,7 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     a dict the caller keeps for its run (see ``trained_options``), so a checkpoint's recorded
     prompt format is read from the lake once per worker, not once per episode."""
     if spec == "oracle":
-        from collectors.loop import OraclePolicy
+        from phones.episode import OraclePolicy
 
         if task is None:
             raise PolicyError("the oracle policy needs a task, not a bare instruction")
@@ -355,8 +355,8 @@ def make_policy(spec: str, phone: Any, task: Any, options: PolicyOptions = Polic
     if spec.startswith(("http://", "https://")):  # the runner serves a checkpoint NAME here, named NAME
         options = trained_options(name, options, lake_uri, formats) if name else options
         return ModelPolicy(name or endpoint_name(spec, options), openai_generate(spec, options), options)
-    if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.backends.serve_policy)
-        from rollout.backends import ActorGenerate
+    if spec.startswith("ray-actor:"):  # a checkpoint served by one Ray actor (rollout.served.serve_policy)
+        from rollout.served import ActorGenerate
 
         # the served checkpoint's format
         options = trained_options(name, options, lake_uri, formats) if name else options

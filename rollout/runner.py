@@ -8,7 +8,7 @@
    (``InProcessBackend``: no interpreter to start). ``mock:N`` makes N MockPhones; ``adb:S1,S2`` uses those serials
    through the adb server. A local checkpoint is loaded once, in this process, and served
    to the workers by a batching loopback endpoint (``rollout.model_server``).
-2. Ids: an episode's id is a hash of (run, policy, task, seed, attempt), under a
+2. Ids (``rollout.spec``): an episode's id is a hash of (run, policy, task, seed, attempt), under a
    ``rollout_id`` derived from ``RolloutSpec.run_id`` (the loop passes loop/round/stage).
    Writes skip ids already in the lake, and a rerun with the same ``run_id`` first skips
    every job whose episode is already there: a run killed at any point and run again ends
@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import queue as queue_module
 import threading
 import uuid
@@ -37,32 +36,10 @@ from typing import Any, Callable
 
 from datalake.lake import Lake
 from rollout.errors import LakeWriteFailed, PhonesSpecError, PolicyError
-from rollout.policies import PolicyOptions, endpoint_name
+from rollout.spec import RolloutSpec, jobs_for, parse_phones, policy_identity, rollout_id_for
 
 JOIN_SECONDS = 60.0
-
-
-@dataclass(frozen=True)
-class RolloutSpec:
-    policy: str  # oracle | random[:SEED] | http(s)://... | model name or path
-    tasks: str  # a mockphone task selector, e.g. "app:shop" or "category:mini-app"
-    phones: str = "mock:2"
-    episodes: int = 1  # per task (seeds 0..episodes-1, offset by seed)
-    round: int | None = None
-    max_steps: int | None = None  # default: 2x the oracle's length (mock) or 30 (real)
-    seed: int = 0
-    options: PolicyOptions = field(default_factory=PolicyOptions)
-    meta: dict[str, Any] = field(default_factory=dict)  # added to every episode's meta
-    name: str | None = None  # the policy's name in the lake (default: its identity, see policy_identity)
-    run_id: str | None = None  # same run_id -> same episode ids; a rerun skips what the lake holds
-    purpose: str = "train"  # train | eval: eval episodes are never selected for training by default
-    attempts: int = 3  # tries of a job whose phone dropped out (each on another phone)
-    perturb: str = "none"  # mock phones' perturbation profile: none, light, real-like, heavy, or a YAML path
-    locale: str = "en-US"  # mock phones' locale (en-US, zh-CN): screens and instructions, recorded as meta.locale
-    backend: str = "local"  # local (spawned processes) | ray (one Ray actor per phone), see rollout.backends
-    address: str | None = None  # Ray cluster address (auto, ray://HOST:PORT); None starts a local one
-    seeds: tuple[int, ...] | None = None  # these seeds for every task (instead of seed..seed+episodes-1)
-    jobs: tuple[tuple[str, int], ...] | None = None  # exactly these (task, seed) jobs: an evaluation suite's
+WORKER = "rollout.worker:work"  # the worker every backend runs, one per phone
 
 
 @dataclass
@@ -87,62 +64,6 @@ class RolloutReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "success_rate": self.success_rate}
-
-
-def parse_phones(phones: str) -> tuple[str, list[str]]:
-    """``mock:N`` -> ("mock", ["mock-0", ...]); ``adb:S1,S2`` -> ("adb", ["S1", "S2"])."""
-    kind, _, rest = phones.partition(":")
-    if kind == "mock" and rest.isdigit() and int(rest) > 0:
-        return "mock", [f"mock-{i}" for i in range(int(rest))]
-    if kind == "adb" and rest and all(rest.split(",")):
-        return "adb", rest.split(",")
-    raise PhonesSpecError(f"--phones must be mock:N (N >= 1) or adb:SERIAL[,SERIAL...], not {phones!r}")
-
-
-def jobs_for(spec: RolloutSpec) -> list[tuple[str, int]]:
-    """The (task, seed) jobs of ``spec``: ``spec.jobs`` when given (a suite's instances), else every
-    selected task on ``spec.seeds`` or on ``spec.seed .. spec.seed + episodes - 1``."""
-    from mockphone.errors import UnknownTask
-    from mockphone.tasks import registry
-
-    if spec.jobs is not None:
-        known = set(registry.REGISTRY)
-        unknown = sorted({task for task, _ in spec.jobs} - known)
-        if unknown:
-            raise PolicyError(f"unknown task(s) {', '.join(unknown)} in the jobs (see phoneloop tasks list)")
-        if not spec.jobs:
-            raise PolicyError("no job to run: the job list is empty")
-        return [(task, int(seed)) for task, seed in spec.jobs]
-    try:
-        names = [t.name() for t in registry.select(spec.tasks)]
-    except UnknownTask as exc:
-        raise PolicyError(f"task selector {spec.tasks!r}: {exc}") from None
-    if not names:
-        raise PolicyError(f"task selector {spec.tasks!r} matches no task")
-    seeds = list(spec.seeds) if spec.seeds is not None else [spec.seed + k for k in range(spec.episodes)]
-    if not seeds:
-        raise PolicyError("no seed to run: the seed list is empty")
-    return [(name, seed) for name in names for seed in seeds]
-
-
-def policy_identity(spec: RolloutSpec) -> str:
-    """The policy's name in the lake: ``random:7``, ``oracle``, ``endpoint:MODEL@HOST/PATH``, a model name."""
-    if spec.name:
-        return spec.name
-    if spec.policy.startswith(("http://", "https://")):
-        return endpoint_name(spec.policy, spec.options)
-    return spec.policy
-
-
-def rollout_id_for(spec: RolloutSpec) -> str:
-    if spec.run_id is None:
-        return uuid.uuid4().hex[:12]
-    return hashlib.sha1(f"{spec.run_id}\x00{policy_identity(spec)}".encode()).hexdigest()[:12]
-
-
-def episode_id(rollout_id: str, task: str, seed: int, attempt: int) -> str:
-    """Deterministic per (rollout, task, seed, attempt); the rollout id covers run and policy."""
-    return f"{rollout_id}-{hashlib.sha1(f'{task}|{seed}|{attempt}'.encode()).hexdigest()[:16]}"
 
 
 def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutReport], None] | None = None,
@@ -176,11 +97,12 @@ def rollout(lake_uri: str, spec: RolloutSpec, *, progress: Callable[[RolloutRepo
 
 
 def _rollout_served_on_ray(lake_uri, spec, phones: int, progress, adb_port) -> RolloutReport:
-    """The checkpoint in one batching Ray actor (``rollout.backends.serve_policy``) that
+    """The checkpoint in one batching Ray actor (``rollout.served.serve_policy``) that
     every phone actor calls, on whichever node; the policy keeps its own name in the lake."""
-    from rollout.backends import SERVED, RayBackend, serve_policy
+    from fleet.backends import ray_connect
+    from rollout.served import SERVED, serve_policy
 
-    RayBackend(address=spec.address)  # connects (or starts) the cluster
+    ray_connect(spec.address)  # connects (or starts) the cluster
     name = f"phoneloop-policy-{uuid.uuid4().hex[:12]}"
     try:
         actor = serve_policy(lake_uri, spec.policy, name, max_batch=phones)
@@ -223,9 +145,9 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
     process, a lost Ray node) hands its job in flight back. Afterwards, any job whose
     episode is not in the lake (finished but unwritten on a dead worker) runs once more on
     the phones still alive."""
-    from rollout.backends import make_backend
+    from fleet.backends import make_backend
 
-    backend = make_backend(spec.backend, spec.address, run=report.rollout_id)
+    backend = make_backend(spec.backend, spec.address, target=WORKER, run=report.rollout_id)
     if spec.backend == "local" and min(len(phones), len(todo)) == 1:
         backend = InProcessBackend(backend)
     live, died = _schedule(backend, lake_uri, kind, list(phones), todo, spec, report, adb_port, progress)
@@ -242,9 +164,9 @@ def _run_workers(lake_uri, kind, phones, todo, spec, report, adb_port, progress)
 
 def _schedule(backend, lake_uri, kind, phones, todo, spec, report, adb_port, progress) -> tuple[list[str], bool]:
     """Run ``todo`` on ``phones``; returns the phones still usable and whether a worker died.
-    The scheduling is ``rollout.backends.Pool`` (shared with ``collect``); what follows is
+    The scheduling is ``fleet.pool.Pool`` (shared with ``collect``); what follows is
     only what rollout messages mean."""
-    from rollout.backends import Pool
+    from fleet.pool import Pool
 
     pool = Pool(backend, kind, list(phones), todo,
                 (lake_uri, kind, asdict(spec), report.rollout_id, adb_port))

@@ -19,13 +19,15 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
-from collectors.loop import run_episode
 from datalake.lake import Lake
 from datalake.types import Episode
-from rollout.backends import die_with_parent
+from fleet.backends import die_with_parent
+from phones.episode import run_episode
+from phones.errors import DeviceOffline, EpisodeAborted, PhoneError
+from phones.make import make_phone
 from rollout.errors import LakeWriteFailed, PolicyError
 from rollout.policies import INVALID, PolicyOptions, make_policy
+from rollout.spec import RolloutSpec, episode_id
 
 WRITE_EVERY = 4  # episodes per lake commit
 FLUSH_SECONDS = 1.0  # a finished episode waits at most about this long for its commit to start
@@ -40,8 +42,6 @@ def work(phone_id: str, lake_uri: str, kind: str, spec_dict: dict, rollout_id: s
     Finished episodes go to a ``_Writer``, which commits them on a thread of its own while
     the next episode runs; whatever it holds is committed before ``done``, however the loop
     ended, and a failed commit stops the worker with an ``error`` naming it."""
-    from rollout.runner import RolloutSpec
-
     if not in_process:  # a thread must not set the parent-death signal of the whole runner
         die_with_parent(parent_pid)
     spec = RolloutSpec(**{**spec_dict, "options": PolicyOptions(**spec_dict["options"])})
@@ -174,16 +174,6 @@ class _Writer:
         self.results.put({"kind": "written", "written": written.written, "quarantined": written.quarantined})
 
 
-def make_phone(kind: str, phone_id: str, adb_port: int | None, perturb: str = "none", locale: str = "en-US"):
-    if kind == "mock":
-        from mockphone.phone import MockPhone
-
-        return MockPhone(perturbations=perturb, locale=locale)
-    from collectors.adb_phone import AdbPhone
-
-    return AdbPhone(phone_id, port=adb_port)
-
-
 class _Recorder:
     """Passes ``act`` through to the policy and keeps the steps, so an episode whose
     policy fails part-way can still be written with the steps it took; keeps the policy's
@@ -253,7 +243,7 @@ def run_job(lake_uri, phone, kind, job: dict, spec, rollout_id: str, phone_id: s
                 return None, {"kind": "offline", "job": job, "error": f"{where}: {exc}"}
             if tries == 2:
                 return None, {"kind": "noepisode", "error": f"{where}: {exc}"}
-        except CollectorError as exc:  # a bad screenshot or dump: once more on the same phone
+        except PhoneError as exc:  # a bad screenshot or dump: once more on the same phone
             if tries == 2:
                 return None, {"kind": "noepisode", "error": f"{where}: {type(exc).__name__}: {exc}"}
     return _finish(episode, job, spec, rollout_id, recorder.retries, where)
@@ -265,7 +255,7 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
         return None
     try:
         device = phone.device()
-    except CollectorError:
+    except PhoneError:
         return None
     return Episode(instruction=task.goal, source=recorder.source, device=device,
                    steps=recorder.scored(recorder.history),
@@ -275,8 +265,6 @@ def _partial(phone, recorder: _Recorder, task, seed: int, spec, meta: dict, exc:
 
 
 def _finish(episode: Episode, job: dict, spec, rollout_id: str, retries: int, where: str) -> tuple[Episode, dict]:
-    from rollout.runner import episode_id
-
     meta = dict(episode.meta)
     reason = str(meta.get("failure_reason") or "")
     if reason.startswith("device offline"):

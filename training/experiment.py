@@ -172,13 +172,6 @@ def summary(results: list[EpisodeResult]) -> dict:
             "parse_rate": sum(r.parsed for r in results) / steps if steps else 0.0}
 
 
-DEMO_TASKS = ("SettingsWifiOn", "SettingsBluetoothOff", "SettingsDarkThemeOn", "MailStar", "MailArchive",
-              "NotesDelete", "ClockCancelTimer", "ShopRemoveFromCart", "NotificationsClearAll",
-              "MixedWifiOff", "InfeasibleMissingSetting", "ClockDeleteAlarm",
-              # cross-app (two apps, one fixed path each) and mini-app (SuperApp) templates
-              "CrossLeaveRequestToNote", "CrossEventToAlarm", "HotelSearchBudget", "FoodOrderCheapestDish")
-
-
 def grpo_run(cfg: ExperimentConfig, ref: str, steps: int, online_prompts: int,
              offline_prompts: int | None = None) -> "GRPORun":
     """GRPO after SFT, the Real+Mock recipe: offline step rewards on ``ref`` (the demonstrations and the

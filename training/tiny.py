@@ -109,7 +109,7 @@ def screen_listings() -> list[str]:
     episodes as ``training.mock_episodes.oracle_demo`` records them, read from UI trees only: no PNG.)"""
     from datalake.types import Action
     from mockphone.tasks.oracle import UI
-    from training.experiment import DEMO_TASKS
+    from mockphone.tasks.sets import DEMO_TASKS
     from training.mock_episodes import start
 
     out = []

@@ -2,7 +2,8 @@
 
 Near-duplicate frames use 64-bit perceptual hashes and a Hamming threshold, clustered
 by ``curation.neardup`` (multi-index hashing, sub-quadratic); near-duplicate episodes
-must also say and do the same thing (``dedup_near``). The first occurrence (selection
+must also say and do the same thing, and are found by bit-sampling LSH against the kept
+episodes (``dedup_near``, ``curation.neardup.first_repeats``). The first occurrence (selection
 order) is kept.
 """
 
@@ -14,7 +15,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from curation.neardup import clusters
+from curation.neardup import clusters, first_repeats
 from curation.ops.base import Context, normalise_instruction
 from curation.workset import EpisodeRow, action_key
 
@@ -54,39 +55,43 @@ def dedup_exact(ws: list[EpisodeRow], ctx: Context) -> list[EpisodeRow]:
 def dedup_near(ws: list[EpisodeRow], ctx: Context, *, threshold: int = 8, min_frames: float = 0.5,
                grid: int = 20) -> list[EpisodeRow]:
     """Drop an episode that repeats an earlier kept one: the same normalised instruction,
-    the same actions (type, typed text, answer, key, app, status and target: the element's
-    resource id / content-desc / text, else the grid cell of the point on a ``grid`` x
-    ``grid`` grid) and, at the same steps, frames within ``threshold`` bits (64-bit phash,
-    clustered with the sub-quadratic index of ``curation.neardup``) on at least
-    ``min_frames`` of the steps.
+    the same actions once ``wait`` steps are left out and a tap repeated in a row counts
+    once (type, typed text, answer, key, app, status and target: the element's resource
+    id / content-desc / text, else the grid cell of the point on a ``grid`` x ``grid``
+    grid) and, at the same actions, frames within ``threshold`` bits (64-bit phash) on at
+    least ``min_frames`` of them.
 
     Frames alone cannot tell "06:30" from "07:30" on an alarm screen (a few bits), so
     they only confirm what the text says. Episodes are grouped by their text key in one
-    pass (a dict); frames are compared only inside a group: directly for groups of up
-    to 256, by per-step cluster labels from the sub-quadratic index above that. The
-    cost is linear in the episodes plus, per group, members x kept representatives.
+    pass (a dict); inside a group, each episode is compared only with the kept episodes
+    that share one of its bit-sampling LSH bands (``curation.neardup.first_repeats``),
+    then checked exactly. One rule at every group size, and never transitive: an episode
+    repeats a kept one, not a dropped one, so a drifting chain keeps the same episodes
+    however long it grows. The cost is linear in the episodes (64 band lookups each)
+    plus the exact check of the candidates.
 
-    Measured on 189 labelled pairs from mock seeds (``curation.dedup_eval``, 6 seeds of
-    ClockAddAlarm, ContactsAdd, NotesCreate, MessagesSend; 24 true pairs: one task seed
+    Measured on the labelled pairs of ``bench.dedup_eval`` (mock seeds of
+    ClockAddAlarm, ContactsAdd, NotesCreate, MessagesSend: true pairs are one task seed
     rerun on a phone with another display density, with or without realistic
-    perturbations, same actions; 165 false pairs: the same task with other parameters,
-    and other tasks): precision 1.00, recall 1.00. The previous rule (task, action
-    types, phash <= 2 bits on every step) scored precision 0.00 (2 false drops),
-    recall 0.00 on the same pairs (bench/curation_bench.py --only dedup_near)."""
+    perturbations, same actions; false pairs the same task with other parameters, and
+    other tasks) and on the labelled generator of ``bench/neardup_bench.py``: see that
+    bench for the figures."""
     if not 0.0 <= min_frames <= 1.0:
         raise ValueError("min_frames must be between 0 and 1")
     if grid < 1:
         raise ValueError("grid must be at least 1")
-    hashes = ctx.phashes([s.frame_sha for e in ws for s in e.steps])
     groups: dict[tuple, list[int]] = defaultdict(list)
+    frames: dict[int, list[str]] = {}
     for i, e in enumerate(ws):
-        groups[content_key(e, grid)].append(i)
+        key, frames[i] = canonical(e, grid)
+        groups[(normalise_instruction((e.unredacted or e).instruction), key)].append(i)
+    hashes = ctx.phashes([sha for shas in frames.values() for sha in shas])
     dropped: set[int] = set()
     examples = []
     for members in groups.values():
         if len(members) < 2:
             continue
-        for i, twin in _repeats(ws, members, hashes, threshold, min_frames):
+        for i, twin in _repeats(members, frames, hashes, threshold, min_frames):
             dropped.add(i)
             if len(examples) < 8:
                 examples.append([ws[twin].steps[-1].frame_sha, ws[i].steps[-1].frame_sha])
@@ -95,44 +100,44 @@ def dedup_near(ws: list[EpisodeRow], ctx: Context, *, threshold: int = 8, min_fr
     return [e for i, e in enumerate(ws) if i not in dropped]
 
 
-SMALL_GROUP = 256  # groups up to this size compare frames directly against the kept ones
-
-
-def _repeats(ws, members: list[int], hashes: dict[str, int], threshold: int, min_frames: float):
-    """(dropped, kept twin) pairs inside one text-key group, first occurrence kept. Small
-    groups compare each episode's frames with the kept ones' (popcount, vectorised);
-    bigger ones compare cluster labels per step (``curation.neardup.clusters``)."""
-    n_steps = len(ws[members[0]].steps)
+def _repeats(members: list[int], frames: dict[int, list[str]], hashes: dict[str, int], threshold: int,
+             min_frames: float) -> list[tuple[int, int]]:
+    """(dropped, kept twin) pairs inside one text-key group, first occurrence kept."""
+    n_steps = len(frames[members[0]])
     if n_steps == 0:
         return []
-    sigs = np.array([[hashes[s.frame_sha] for s in ws[i].steps] for i in members], dtype=np.uint64)
+    sigs = np.array([[hashes[sha] for sha in frames[i]] for i in members], dtype=np.uint64)
     need = max(1, math.ceil(min_frames * n_steps - 1e-9)) if min_frames > 0 else 0
-    if len(members) > SMALL_GROUP:
-        labels = np.stack([clusters(sigs[:, p], threshold) for p in range(n_steps)], axis=1)
+    twins = first_repeats(sigs, threshold, need)
+    return [(members[row], members[int(t)]) for row, t in enumerate(twins.tolist()) if t >= 0]
 
-        def matches(row: int, kept: list[int]) -> np.ndarray:
-            return (labels[kept] == labels[row]).sum(axis=1)
-    else:
-        def matches(row: int, kept: list[int]) -> np.ndarray:
-            return (np.bitwise_count(sigs[kept] ^ sigs[row]) <= threshold).sum(axis=1)
-    kept: list[int] = []  # rows of sigs
-    out = []
-    for row in range(len(members)):
-        if kept:
-            same = matches(row, kept) >= need
-            if same.any():
-                out.append((members[row], members[kept[int(np.argmax(same))]]))
-                continue
-        kept.append(row)
-    return out
+
+REPEATABLE = ("tap", "double_tap", "long_press")  # the same one twice in a row counts once
+
+
+def canonical(e: EpisodeRow, grid: int = 20) -> tuple[tuple[str, ...], list[str]]:
+    """What an episode does, as compared by ``dedup_near``: the step keys (``_step_key``)
+    with ``wait`` steps left out and a tap-like action repeated in a row kept once, and
+    the frame each kept key was taken on (its first occurrence). Computed on the episode
+    as recorded when redaction has already run."""
+    keys: list[str] = []
+    shas: list[str] = []
+    for s in recorded_steps(e):
+        kind = s.action.type if s.action is not None else None
+        if kind == "wait":
+            continue
+        key = _step_key(s, grid)
+        if kind in REPEATABLE and keys and keys[-1] == key:
+            continue
+        keys.append(key)
+        shas.append(s.frame_sha)
+    return tuple(keys), shas
 
 
 def content_key(e: EpisodeRow, grid: int = 20) -> tuple:
     """What an episode says and does, independent of pixels: the normalised instruction
-    and, per step, the action without coordinates plus its target (see ``dedup_near``).
-    Computed on the episode as recorded when redaction has already run."""
-    return (normalise_instruction((e.unredacted or e).instruction),
-            tuple(_step_key(s, grid) for s in recorded_steps(e)))
+    and its canonical step keys (see ``canonical`` and ``dedup_near``)."""
+    return (normalise_instruction((e.unredacted or e).instruction), canonical(e, grid)[0])
 
 
 def _step_key(s, grid: int) -> str:

@@ -30,7 +30,8 @@ boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's C
 (``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
 the lift is stamped when the device applies the action, however late the host wakes the finger up.
 ``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
-screencap -p`` the ``cat`` runs up to ``exec_gap`` (default 20 ms) before the grab, as on a phone.
+screencap -p`` the ``cat`` runs up to ``exec_gap`` (default 20 ms) before the grab, as on a phone;
+a ``cat /proc/uptime`` after the screencap on that line prints after the grab.
 ``rotate(r)`` turns the phone mid-session (the display swaps sides; the panel stays natural).
 
 ``transition`` (seconds a screen change animates: a screencap inside it is the two screens
@@ -370,6 +371,7 @@ class VirtualDevice:
         for path in args:
             if path == "/proc/uptime":  # CLOCK_BOOTTIME in centiseconds, truncated
                 up = int(100 * (self.uptime() + self.suspended - self._uptime_lag)) / 100
+                self._uptime_lag = 0.0  # only the stamp before the grab runs early: one after it runs after
                 out += f"{up:.2f} {up * 1.7:.2f}\n".encode()
             elif path in self.files:
                 out += self.files[path]

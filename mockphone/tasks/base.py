@@ -15,12 +15,12 @@ from __future__ import annotations
 import random
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 from datalake.types import Action
 from mockphone import i18n, world
 from mockphone.errors import InvalidTaskParams, TaskNotInitialized
-from mockphone.tasks import statediff
+from mockphone.tasks import events, statediff
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -81,6 +81,12 @@ class Task:
     # allowed only with a reason, for at most 5% of templates (``tasks stats`` reports the share)
     fixed: ClassVar[bool] = False
     fixed_reason: ClassVar[str] = ""
+    # this template's own near misses: (name, params -> changed params); the wrong ending plays the oracle
+    # with the params changed (ten times the amount, the other half of the day, one digit off)
+    near_misses: ClassVar[tuple[tuple[str, Callable[[dict], dict]], ...]] = ()
+    # this template's own wrong answers: (name, (task, phone) -> answer text) (the other account's balance,
+    # the alarm that is off, another contact's number)
+    wrong_answers: ClassVar[tuple[tuple[str, Callable[[Any, Any], str]], ...]] = ()
 
     def __init__(self, params: dict[str, Any] | None = None, seed: int = 0, locale: str = i18n.DEFAULT) -> None:
         self.locale = i18n.check(locale)  # the instruction's language; initialize_task takes the phone's
@@ -147,6 +153,7 @@ class Task:
         self.setup(phone)
         phone.invalidate()
         self._starts[phone] = statediff.snapshot(phone)
+        events.start(phone)  # every later action and the state it leaves, in order (safety, infeasible)
 
     def start_state(self, phone: MockPhone) -> dict[str, Any]:
         """The state snapshot taken right after ``initialize_task`` on ``phone``."""
@@ -177,9 +184,9 @@ class Task:
         return float(self.check(phone))
 
     def fingerprint(self, phone: MockPhone | None = None) -> str:
-        """This instance's identity by content (``mockphone.tasks.instances.fingerprint``): template, params,
+        """This instance's identity by content (``mockphone.tasks.identity.fingerprint``): template, params,
         instruction and, once initialised on ``phone``, the start state of the apps it touches."""
-        from mockphone.tasks.instances import fingerprint
+        from mockphone.tasks.identity import fingerprint
 
         return fingerprint(self, self.start_state(phone) if phone is not None else None)
 
@@ -192,9 +199,12 @@ class Task:
         """Wrong-but-plausible endings beyond the generic ones ``invariants`` builds.
 
         name -> ``fn(phone, task)`` that plays the ending on a phone this task initialised
-        (the invariant tests require each to score < 1).
+        (the invariant tests require each to score < 1). The default builds them from ``near_misses``
+        and ``wrong_answers``.
         """
-        return {}
+        out: dict[str, Any] = {name: near_miss(self, change(dict(self.params))) for name, change in self.near_misses}
+        out.update({name: answer_ending(text) for name, text in self.wrong_answers})
+        return out
 
     def check(self, phone: MockPhone) -> float:
         raise NotImplementedError
@@ -204,6 +214,58 @@ class Task:
 
     def tear_down(self, phone: MockPhone) -> None:
         self._starts.pop(phone, None)
+
+
+def near_miss(task: Task, changes: dict[str, Any]):
+    """A wrong ending: ``task``'s oracle with ``changes`` to its params (set up on a probe phone, played on the
+    episode's), then ``terminate(success)``."""
+    def ending(phone: MockPhone, _task: Task) -> None:
+        import copy
+
+        from mockphone.tasks.play import play_other as _play
+
+        other = copy.copy(task)
+        other.params = {**task.params, **changes}
+        other._starts = weakref.WeakKeyDictionary()
+        try:
+            _play(phone, other)
+        except Exception:  # noqa: BLE001 - the near miss cannot be played to the end: what was done stays
+            pass
+        phone.act(Action("terminate", status="success"))
+    return ending
+
+
+def answer_ending(text: Callable[[Any, Any], str]):
+    """A wrong ending: answer ``text(task, phone)`` (read from the phone the task initialised), then terminate."""
+    def ending(phone: MockPhone, task: Task) -> None:
+        phone.act(Action("answer", text=text(task, phone)))
+        phone.act(Action("terminate", status="success"))
+    return ending
+
+
+def oracle_answer(task: Task, phone: MockPhone) -> str:
+    """The right answer as the oracle reads it off the screen (a probe phone of the same seed and locale)."""
+    from mockphone.tasks.play import run_oracle, start
+
+    probe, own = start(type(task), phone.seed, task.params)
+    return next(a.text for a in run_oracle(probe, own, terminate=False) if a.type == "answer")
+
+
+def other_candidate(task: Task, phone: MockPhone) -> str:
+    """One of ``task.answer_candidates(phone)`` that is not the right answer nor part of it (a near miss)."""
+    right = oracle_answer(task, phone)
+    return next(c for c in task.answer_candidates(phone) if c != right and c not in right and right not in c)
+
+
+def later(time: str, hours: int = 1) -> str:
+    """``HH:MM`` moved by ``hours`` (mod 24): a near-miss time."""
+    h, m = map(int, time.split(":"))
+    return f"{(h + hours) % 24:02d}:{m:02d}"
+
+
+def digit_off(number: str) -> str:
+    """``number`` with its last digit changed: a near-miss number."""
+    return number[:-1] + str((int(number[-1]) + 1) % 10) if number and number[-1].isdigit() else number + "1"
 
 
 def final_answer(phone: MockPhone) -> str | None:

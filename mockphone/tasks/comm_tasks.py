@@ -10,7 +10,7 @@ from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, digit_off, final_answer, fraction
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -99,12 +99,12 @@ class AlsoAnother(Task):
             key, kind = self.also
 
             def play(phone: MockPhone, task: Task) -> None:
-                from mockphone.tasks import invariants
+                from mockphone.tasks.play import also_params
 
                 other = other_value(phone, task, kind)
                 if other is None:
                     raise InvalidTaskParams(f"{task.name()}: no other {kind} on this phone")
-                invariants._also_params({**task.params, key: other})(phone, task)
+                also_params({**task.params, key: other})(phone, task)
 
             endings[f"also-another-{kind}"] = play
         return endings
@@ -118,6 +118,8 @@ class ContactsAdd(Task):
     complexity = 3.0
     allowed = ('contacts.contacts[{name}].*',)
     schema = {"name": Param(str, choices=NEW_PEOPLE), "number": Param(str, choices=NEW_NUMBERS)}
+    near_misses = (("digit-off", lambda p: {"number": digit_off(p["number"])}),
+                   ("first-name-only", lambda p: {"name": p["name"].split()[0]}))
 
     def check(self, phone: MockPhone) -> float:
         c = phone.state("contacts").find(self.params["name"])
@@ -220,6 +222,11 @@ class ContactsFavourite(AlsoAnother):
         yield from ui.tap(rid="favourite")
 
 
+def _other_contact(task: Task, phone: MockPhone) -> Contact:
+    """A contact on ``phone`` other than the one ``task`` asks about (for near-miss answers)."""
+    return next(c for c in phone.state("contacts").contacts if c.name != task.params["name"] and c.email)
+
+
 class ContactsLookupNumber(Task):
     """Information retrieval: answer with a contact's phone number (read from the answer the agent gives)."""
 
@@ -228,6 +235,8 @@ class ContactsLookupNumber(Task):
     complexity = 2.0
     changes_state = False
     schema = {"name": Param(str)}
+    wrong_answers = (("digit-off", lambda t, phone: digit_off(phone.state("contacts").find(t.params["name"]).phone)),
+                     ("another-contact", lambda t, phone: _other_contact(t, phone).phone))
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
@@ -239,8 +248,10 @@ class ContactsLookupNumber(Task):
 
     def check(self, phone: MockPhone) -> float:
         contact = phone.state("contacts").find(self.params["name"])
-        return float(contact is not None and answers.only(answers.phone_numbers(final_answer(phone)),
-                                                          digits(contact.phone)))
+        if contact is None:
+            return 0.0
+        region, want = answers.phone_key(contact.phone)
+        return float(answers.only(answers.phone_numbers(final_answer(phone), region), want))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("contacts")
@@ -407,6 +418,9 @@ class ContactsAnswerEmail(Task):
     complexity = 2.0
     changes_state = False
     schema = {"name": Param(str)}
+    wrong_answers = (("another-contact", lambda t, phone: _other_contact(t, phone).email),
+                     ("both-addresses", lambda t, phone: f"{phone.state('contacts').find(t.params['name']).email} or "
+                                                         f"{_other_contact(t, phone).email}"))
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:

@@ -1,25 +1,26 @@
 """Infeasible tasks: the instruction names something that does not exist, or asks what the app cannot do.
 
 Success is ``terminate(infeasible)`` — or one final ``answer`` saying it cannot be done —
-with no state change (any change fails through the state diff). ``terminate(success)``
-fails. Each template's ``substitute`` is the tempting wrong ending: doing something
+with no state change (any change fails through the state diff). The rule for terminates: the
+**first** ``terminate`` of the event log ends the episode and a later one changes nothing, so
+``terminate(success)`` then ``terminate(infeasible)`` fails like ``terminate(success)`` alone. Any
+answer that claims success ("No problem, I updated ...") fails, whatever else it says; an answer
+counts as a refusal only by the phone's one refusal vocabulary (``answers.refuses``, both locales). Each template's ``substitute`` is the tempting wrong ending: doing something
 similar to a thing that does exist (the invariant tests run it).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
+from mockphone.tasks import answers, events
 from mockphone.tasks.base import Param, Task, final_answer
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
     from mockphone.tasks.oracle import UI
 
-_SAYS_NO = re.compile(r"\b(no such|not exist|doesn't exist|does not exist|not found|can't|cannot|can not|"
-                      r"isn't possible|not possible|impossible|infeasible|unable|no .* named)\b", re.IGNORECASE)
 
 
 # the missing entity of each template is drawn per seed from these (setup removes it if a phone has it)
@@ -71,10 +72,16 @@ class InfeasibleTask(Task):
 
     def check(self, phone: MockPhone) -> float:
         s = phone.system_state()
-        if s.terminated == "infeasible":
+        if any(answers.claims_success(a) for a in s.answers):
+            return 0.0
+        log = events.log_of(phone)
+        first = log.first_terminate() if log is not None else None
+        status = first.text if first is not None else (s.terminated if log is None else None)
+        if status == "infeasible":
             return 1.0
-        answer = final_answer(phone)
-        return float(answer is not None and bool(_SAYS_NO.search(answer)))
+        if status is not None:  # the episode ended claiming success
+            return 0.0
+        return float(answers.refuses(final_answer(phone)))
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from self.look(ui)
@@ -98,7 +105,18 @@ class InfeasibleTask(Task):
             _run(phone, self.substitute)
             phone.act(Action("terminate", status="infeasible"))
 
-        return {"claim-success": claim_success, "substitute-then-give-up": substitute}
+        def success_then_infeasible(phone: MockPhone, task: Task) -> None:
+            _run(phone, self.look)
+            phone.act(Action("terminate", status="success"))
+            phone.act(Action("terminate", status="infeasible"))
+
+        def claim_in_words(phone: MockPhone, task: Task) -> None:
+            _run(phone, self.look)
+            phone.act(Action("answer", text="No problem, I updated it as you asked; there is no need to do more."))
+            phone.act(Action("terminate", status="infeasible"))
+
+        return {"claim-success": claim_success, "substitute-then-give-up": substitute,
+                "success-then-infeasible": success_then_infeasible, "claim-in-words": claim_in_words}
 
 
 class InfeasibleEditMissingContact(InfeasibleTask):

@@ -1,10 +1,11 @@
 """Task instances told apart by content: fingerprints, verified generation, and distinctness stats.
 
 An **instance** is one template with its parameters on one phone world. Its identity is
-its *fingerprint*: sha256 over the template, the parameters, the instruction text and
-the start state of the apps it touches (the inbox MailArchive archives from, the
-contacts ContactsFavourite scrolls through) — never the seed, so two seeds that
-generate the same instance share a fingerprint and two worlds never do.
+its *fingerprint* (``mockphone.tasks.identity``): sha256 over the template, the
+parameters, the instruction text and the start state of the apps it touches (the inbox
+MailArchive archives from, the contacts ContactsFavourite scrolls through) — never the
+seed, so two seeds that generate the same instance share a fingerprint and two worlds
+never do.
 
 An instance's *episode key* is what a learner sees of it: template, instruction and the
 oracle's actions. ``stats`` counts distinct episode keys per template over seeds (the
@@ -32,24 +33,10 @@ DOMAINS: dict[str, str] = {
     "forms": "web", "maps": "navigation", "rides": "transport",
     "todo": "productivity", "weather": "weather", "music": "music", "news": "news",
 }
-SYSTEM_PATHS = ("system.settings", "system.clipboard")  # phone-wide state every instance may read
 
 
 def domain_of(app: str) -> str:
     return DOMAINS.get(app, "other")
-
-
-def touched_state(start: dict[str, Any], apps: Iterable[str]) -> dict[str, Any]:
-    """The part of a start snapshot an instance touches: its apps' paths and the phone-wide settings."""
-    prefixes = tuple(f"{a}." for a in apps) + SYSTEM_PATHS
-    return {k: v for k, v in start.items() if k.startswith(prefixes)}
-
-
-def fingerprint(task: Any, start: dict[str, Any] | None = None) -> str:
-    """The instance's content hash (see the module docstring); ``start`` is the snapshot after initialize_task."""
-    body = {"template": task.name(), "params": task.params, "instruction": task.instruction(task.locale),
-            "locale": task.locale, "world": touched_state(start, task.app_names) if start is not None else None}
-    return hashlib.sha256(canonical(body).encode()).hexdigest()[:32]
 
 
 def episode_key(template: str, instruction: str, actions: Iterable[Any]) -> str:

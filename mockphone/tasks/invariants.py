@@ -21,8 +21,6 @@ Each check returns a list of :class:`Failure` (empty = the invariant holds).
 
 from __future__ import annotations
 
-import contextvars
-import copy
 import io
 import random
 from dataclasses import dataclass, field
@@ -32,11 +30,14 @@ from datalake.types import Action
 from mockphone import i18n
 from mockphone.errors import MockPhoneError
 from mockphone.phone import MockPhone
-from mockphone.tasks import statediff
+from mockphone.tasks import events, statediff
 from mockphone.tasks.base import Task
-from mockphone.tasks.oracle import UI, solve
 
-LOCALE: contextvars.ContextVar[str] = contextvars.ContextVar("invariants_locale", default=i18n.DEFAULT)
+from mockphone.tasks.play import LOCALE, run_oracle, start  # noqa: E402  (re-exported: the checks' phones)
+from mockphone.tasks.play import play_other as _play  # noqa: E402
+from mockphone.tasks.play import also_params as _also_params  # noqa: E402
+from mockphone.tasks.play import also_play as _also_play  # noqa: E402
+from mockphone.tasks.play import ending_of as _ending_of  # noqa: E402
 INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "determinism", "render-xml", "collateral")
 NOT_STATE = {"answer", "ask_user", "terminate"}  # actions that leave the phone's state alone
 # changes tried, in order, by the generic side-effect ending: the first the task does not allow is used
@@ -56,17 +57,6 @@ class Failure:
 
     def __str__(self) -> str:
         return f"{self.task} seed {self.seed}: {self.invariant}: {self.detail}"
-
-
-def start(cls: type[Task], seed: int, params: dict | None = None) -> tuple[MockPhone, Task]:
-    phone = MockPhone(seed=seed, locale=LOCALE.get())
-    task = cls(params, seed=seed) if params is not None else cls(seed=seed)
-    task.initialize_task(phone)
-    return phone, task
-
-
-def run_oracle(phone: MockPhone, task: Task, terminate: bool = True) -> list[Action]:
-    return solve(phone, task, terminate=terminate)
 
 
 def check_start_zero(cls: type[Task], seed: int) -> list[Failure]:
@@ -115,11 +105,6 @@ def _truncated(phone: MockPhone, task: Task) -> None:
     phone.act(Action("terminate", status="success"))
 
 
-def _ending_of(actions: list[Action]) -> Action:
-    """The oracle's own terminate (infeasible tasks end with one), else ``terminate(success)``."""
-    return actions[-1] if actions and actions[-1].type == "terminate" else Action("terminate", status="success")
-
-
 def _side_effect(phone: MockPhone, task: Task) -> None:
     ending = _ending_of(run_oracle(phone, task, terminate=False))
     for effect in SIDE_EFFECTS:  # until one of them is a change the task does not allow
@@ -152,16 +137,6 @@ def _other_params(task: Task, seed: int) -> dict | None:
     return None
 
 
-def _play(phone: MockPhone, other: Task) -> None:
-    probe = MockPhone(seed=phone.seed, locale=phone.locale)
-    other.initialize_task(probe)  # set up on its own phone: only its oracle's choices are used
-    ui = UI(phone)
-    for a in other.oracle(ui):
-        phone.act(a)
-        for extra in ui.interruptions():
-            phone.act(extra)
-
-
 def _with_params(params: dict) -> Ending:
     def play(phone: MockPhone, task: Task) -> None:
         try:
@@ -171,25 +146,6 @@ def _with_params(params: dict) -> Ending:
         phone.act(Action("terminate", status="success"))
 
     return play
-
-
-def _also_params(params: dict) -> Ending:
-    """The task done, and then the same done to a second target (the text also sent to another contact)."""
-    def play(phone: MockPhone, task: Task) -> None:
-        ending = _ending_of(run_oracle(phone, task, terminate=False))
-        _also_play(phone, task, params)
-        phone.act(ending)
-
-    return play
-
-
-def _also_play(phone: MockPhone, task: Task, params: dict) -> None:
-    for app in task.app_names:  # start the apps afresh, as an agent going back to them would
-        phone.act(Action("shell", command=f"am force-stop {phone.app(app).package}"))
-    try:
-        _play(phone, type(task)(params))
-    except Exception:  # noqa: BLE001 - the second target is not there: what was done so far stays
-        pass
 
 
 def _also_changes(task: Task, seed: int, params: dict) -> bool:
@@ -281,91 +237,216 @@ def check_render_xml(cls: type[Task], seed: int) -> list[Failure]:
 
 
 # --- the collateral-damage fuzzer ----------------------------------------------------------
+# "Damaged" is decided here from raw copies of the phone's stores, never by the verifier's own
+# ``statediff.violations`` or its allowed patterns: a pair damages the phone when its extra actions change a
+# stored value the oracle did not change. Volatile parts (navigation-like state every task may touch:
+# read marks, the current search, the clock, the agent's own log...) are listed below, on their own.
+
+# any app's fields of these names: read marks, the current search, the shop's cart and the food basket
+# (drafts: nothing is bought or changed for anyone until checkout, which shows up in ``orders``) and the
+# assistant's chat turns
+# (the agent's scratch pad: what it carries elsewhere shows up where it lands)
+VOLATILE_FIELDS = {"read", "unread", "search", "hotel_search", "scroll", "page", "cart", "basket", "basket_restaurant",
+                   "turns"}
+VOLATILE_SYSTEM = ("clock_s", "opened", "permissions", "notifications", "answers", "questions", "terminated",
+                   "drafts", "tool_calls", "clipboard")
+
+
+MIN_DONORS = 5
+
 
 @dataclass
 class FuzzReport:
-    pairs: int = 0
-    unchanged: int = 0  # extras changed nothing: the task must still score 1.0
-    damaged: int = 0  # extras changed state outside the allowed set: must score < 1
-    inside: int = 0  # extras changed only allowed or harmless state: no expectation
+    pairs: int = 0  # pairs whose extras changed the phone's stores (the ones with an expectation or "inside")
+    unchanged: int = 0  # draws whose extras changed nothing stored: reported, dropped from ``pairs``
+    damaged: int = 0  # extras changed a stored value the oracle did not change: must score < 1
+    inside: int = 0  # extras changed only values the oracle changed too: no expectation
     failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def changed_share(self) -> float:
+        """Of every draw, the share whose extras changed something."""
+        return self.pairs / (self.pairs + self.unchanged) if self.pairs + self.unchanged else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pairs": self.pairs, "unchanged_dropped": self.unchanged, "changed_share": round(self.changed_share, 3),
+                "damaged": self.damaged, "caught": self.damaged - sum(f.detail.startswith("missed") for f in
+                                                                      self.failures),
+                "inside": self.inside}
+
+
+def stores(phone: MockPhone) -> dict[str, Any]:
+    """The phone's stores as plain nested data (an independent copy, not ``statediff.snapshot``)."""
+    out: dict[str, Any] = {}
+    for name, app in sorted(phone.apps.items()):
+        if app.state is not None:
+            out[name] = _plain(app.state)
+    s = phone.system
+    out["system"] = {"settings": dict(s.settings)}
+    out["files"] = {k: v for k, v in phone.files.items() if not k.endswith(".xml")}
+    return out
+
+
+def _plain(value: Any) -> Any:
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.name not in VOLATILE_FIELDS}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def raw_changes(before: Any, after: Any, path: str = "") -> set[str]:
+    """Paths (list items by position) whose values differ between two ``stores`` copies; a message received
+    from someone else (appended, sender not "me") is the world, not the agent."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: set[str] = set()
+        for k in before.keys() | after.keys():
+            out |= raw_changes(before.get(k, _GONE), after.get(k, _GONE), f"{path}/{k}")
+        return out
+    if isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and sorted(map(repr, before)) == sorted(map(repr, after)):
+            return set()  # the same records in another order (a sort) is not a stored change
+        out = set()
+        for i in range(max(len(before), len(after))):
+            b = before[i] if i < len(before) else _GONE
+            a = after[i] if i < len(after) else _GONE
+            if b is _GONE and isinstance(a, dict) and a.get("sender", "me") != "me" and "text" in a:
+                continue
+            out |= raw_changes(b, a, f"{path}/{i}")
+        return out
+    return set() if before == after else {path}
+
+
+_GONE = object()
 
 
 def _pool(classes: Iterable[type[Task]], seed: int) -> dict[str, list[Action]]:
-    """Each task's oracle actions (a mixed task's shell and tool paths too), without answer/ask/terminate."""
+    """Each task's oracle actions (a mixed task's shell and tool paths too), without answer/ask/terminate;
+    tasks whose oracle changes nothing stored are left out (their slices could only change nothing)."""
     pool = {}
     for cls in classes:
         for via in _paths(cls):
             phone, task = start(cls, seed)
             task.via = via
+            before = stores(phone)
             try:
                 actions = run_oracle(phone, task, terminate=False)
             except MockPhoneError:
                 continue
-            pool[cls.name() if via == "gui" else f"{cls.name()}/{via}"] = [a for a in actions if a.type not in NOT_STATE]
+            if not raw_changes(before, stores(phone)):
+                continue
+            log = events.log_of(phone)
+            kept = [(a, bool(e.changed) and not all(statediff.allowed(p, ()) for p in e.changed))
+                    for a, e in zip(actions, log.events) if a.type not in NOT_STATE]
+            donor = Donor(a for a, _ in kept)
+            donor.changing = [i for i, (_, changed) in enumerate(kept) if changed]
+            pool[cls.name() if via == "gui" else f"{cls.name()}/{via}"] = donor
     return pool
 
 
-def _state(phone: MockPhone) -> Any:
-    s = phone.system
-    # the draft log counts: privacy verifiers read what was ever typed
-    return ({n: app.state for n, app in phone.apps.items()}, s.settings, s.clipboard, phone.files, s.drafts)
+class Donor(list):
+    """A donor task's oracle actions; ``changing``: the indices of those that changed its phone's state."""
+
+    changing: list[int] = []
 
 
 def fuzz(classes: list[type[Task]], seeds: Iterable[int] = (0,), rng_seed: int = 12, per_task: int = 3,
-         pool: dict[int, dict[str, list[Action]]] | None = None) -> FuzzReport:
+         pool: dict[int, dict[str, list[Action]]] | None = None, tries: int = 4) -> FuzzReport:
     """Oracle + actions drawn from other tasks' oracles; collateral damage must fail the task.
 
-    For each task, seed and ``per_task`` draws: one to three slices of another task's oracle
-    (taps, typing, shell, tool calls; never answer/ask/terminate) run after the oracle. If the
-    whole state is equal (deep compare) before and after them the score must stay 1.0; if the
-    snapshot diff shows a change outside the allowed set it must be < 1; a deep change the
-    snapshot misses is itself a failure (a blind spot of the verifier).
+    For each task, seed and ``per_task`` pairs: one to three slices of another task's oracle (taps,
+    typing, shell, tool calls; never answer/ask/terminate) run after the oracle; a draw whose extras
+    change nothing stored is counted in ``unchanged``, dropped, and drawn again (up to ``tries`` times).
+    A pair whose extras change a stored value the oracle did not change (decided by ``raw_changes`` on
+    ``stores`` copies, not by the verifier) must score < 1; one that changes only what the oracle changed
+    has no expectation, but a change the verifier's snapshot cannot see is a failure (a blind spot).
     """
     rng = random.Random(rng_seed)
     report = FuzzReport()
     for seed in seeds:
         actions = (pool or {}).get(seed) or _pool(classes, seed)
+        if len(actions) < MIN_DONORS:  # a small selection: draw donors from the whole registry too
+            from mockphone.tasks.registry import REGISTRY
+
+            actions = {**_pool(REGISTRY.values(), seed), **actions}
         donors = sorted(actions)
         for cls in classes:
             for _ in range(per_task):
-                donor = rng.choice([d for d in donors if d.split("/")[0] != cls.name()] or donors)
-                _fuzz_one(cls, seed, actions[donor], donor, rng, report)
+                for _attempt in range(tries):
+                    donor = rng.choice([d for d in donors if d.split("/")[0] != cls.name()] or donors)
+                    if _fuzz_one(cls, seed, actions[donor], donor, rng, report):
+                        break
     return report
 
 
-def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: str, rng: random.Random,
-              report: FuzzReport) -> None:
-    phone, task = start(cls, seed)
-    ending = _ending_of(run_oracle(phone, task, terminate=False))
-    before, snap = copy.deepcopy(_state(phone)), statediff.snapshot(phone)
-    extras = []
-    for _ in range(rng.randint(1, 3)):
-        if donor_actions:
+def _extras(donor_actions: list[Action], rng: random.Random) -> list[Action]:
+    """One to three slices of a donor's oracle; most of the time the first slice ends on a step that changed
+    the donor's own phone (with up to six steps of context before it, or its whole path from the home screen)."""
+    extras: list[Action] = []
+    changing = getattr(donor_actions, "changing", None) or [i for i, a in enumerate(donor_actions)
+                                                             if a.type in ("shell", "tool")]
+    for k in range(rng.randint(1, 3)):
+        if not donor_actions:
+            break
+        if k == 0 and changing and rng.random() < 0.8:
+            j = rng.choice(changing)
+            if rng.random() < 0.5:  # the donor's path from the home screen up to that step
+                extras += [Action("key", key="home"), *donor_actions[:j + 1]]
+            else:
+                extras += donor_actions[max(0, j - rng.randint(0, 6)):j + 1]
+        else:
             i = rng.randrange(len(donor_actions))
             extras += donor_actions[i:i + rng.randint(1, 4)]
+    return extras
+
+
+def _fuzz_one(cls: type[Task], seed: int, donor_actions: list[Action], donor: str, rng: random.Random,
+              report: FuzzReport) -> bool:
+    """Play one draw; False when its extras changed nothing stored (dropped: the caller draws again)."""
+    phone, task = start(cls, seed)
+    initial = stores(phone)
+    ending = _ending_of(run_oracle(phone, task, terminate=False))
+    before, snap = stores(phone), statediff.snapshot(phone)
+    extras = _extras(donor_actions, rng)
     for a in extras:
         phone.act(a)
     phone.act(ending)
-    report.pairs += 1
     score = task.is_successful(phone)
-    changed = _state(phone) != before
-    damage = statediff.violations(task.start_state(phone), statediff.snapshot(phone),
-                                  task.allowed_changes(task.start_state(phone)))
+    after = stores(phone)
+    by_extras = raw_changes(before, after)
     label = f"with {len(extras)} action(s) from {donor}"
-    if not changed:
+    if not by_extras:  # reported and dropped: no expectation (a task may also want, say, the shade closed)
         report.unchanged += 1
-        if score != 1.0:
-            report.failures.append(Failure(cls.name(), seed, "collateral", f"{label} changed nothing but scores {score}"))
-    elif damage:
+        return False
+    report.pairs += 1
+    damage = sorted(by_extras - raw_changes(initial, before))
+    if damage:
         report.damaged += 1
         if score >= 1.0:
-            report.failures.append(Failure(cls.name(), seed, "collateral", f"{label} damaged {damage[:3]}, scores 1"))
+            report.failures.append(Failure(cls.name(), seed, "collateral", f"missed: {label} changed {damage[:3]}, "
+                                                                            f"scores 1"))
     else:
         report.inside += 1
         if not statediff.diff(snap, statediff.snapshot(phone)):
             report.failures.append(Failure(cls.name(), seed, "collateral",
                                            f"{label} changed app state the snapshot does not see"))
+    return True
+
+
+def own_wrong_endings(classes: Iterable[type[Task]]) -> dict[str, int]:
+    """How many wrong endings each template defines itself (``Task.wrong_endings``, beyond the generic ones)."""
+    out = {}
+    for cls in classes:
+        try:
+            out[cls.name()] = len(cls(seed=0).wrong_endings())
+        except Exception:  # noqa: BLE001 - a template that cannot build its endings defines none that run
+            out[cls.name()] = 0
+    return out
 
 
 def check(classes: list[type[Task]], seeds: Iterable[int] = (0, 1, 2), fuzz_per_task: int = 3,

@@ -254,6 +254,8 @@ class BankTransferToSavings(Task):
     complexity = 4.0
     allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, min=1, max=10000)}
+    near_misses = (("a-dollar-less", lambda p: {"amount": max(1, p["amount"] - 1)}),
+                   ("a-dollar-more", lambda p: {"amount": p["amount"] + 1}))
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
@@ -284,6 +286,8 @@ class BankTransferToChecking(Task):
     complexity = 5.0
     allowed = ('bank.balances[Checking]', 'bank.balances[Savings]', 'bank.history[+1]*')
     schema = {"amount": Param(int, min=1, max=10000)}
+    near_misses = (("a-dollar-less", lambda p: {"amount": max(1, p["amount"] - 1)}),
+                   ("a-dollar-more", lambda p: {"amount": p["amount"] + 1}))
 
     @classmethod
     def generate_random_params(cls, rng: random.Random, world=None) -> dict:
@@ -316,6 +320,8 @@ class BankPayPerson(Task):
     allowed = ('bank.balances[Checking]', 'bank.history[+1]*')
     schema = {"amount": Param(int, choices=(15, 40, 85), min=1, max=10000),
               "memo": Param(str, choices=("Dinner", "Concert tickets", "Rent share"))}
+    near_misses = (("a-dollar-less", lambda p: {"amount": max(1, p["amount"] - 1)}),
+                   ("other-memo", lambda p: {"memo": next(m for m in ("Dinner", "Rent share") if m != p["memo"])}))
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("bank")
@@ -335,6 +341,10 @@ class BankPayPerson(Task):
         yield from ui.tap(text="SEND")
 
 
+def _balance(phone: MockPhone, account: str, delta_cents: int = 0) -> str:
+    return f"${(phone.state('bank').balances[account] + delta_cents) / 100:,.2f}"
+
+
 class BankAnswerBalance(Task):
     """Information retrieval: report an account balance."""
 
@@ -343,6 +353,9 @@ class BankAnswerBalance(Task):
     complexity = 2.0
     changes_state = False
     schema = {"account": Param(str, choices=("Checking", "Savings"))}
+    wrong_answers = (("other-account", lambda t, phone: _balance(phone, "Savings" if t.params["account"] == "Checking"
+                                                                 else "Checking")),
+                     ("a-dollar-off", lambda t, phone: _balance(phone, t.params["account"], -100)))
 
     def check(self, phone: MockPhone) -> float:
         want = phone.state("bank").balances[self.params["account"]] / 100

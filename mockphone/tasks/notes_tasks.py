@@ -68,6 +68,8 @@ class NotesCreate(Task):
     complexity = 3.0
     allowed = ('notes.notes[{title}].*',)
     schema = {"title": Param(str, choices=TITLES), "body": Param(str, choices=BODIES)}
+    near_misses = (("body-cut-short", lambda p: {"body": p["body"][:max(1, len(p["body"]) // 2)]}),
+                   ("other-title", lambda p: {"title": p["title"] + " 2"}))
 
     def check(self, phone: MockPhone) -> float:
         note = phone.state("notes").find(self.params["title"])
@@ -209,6 +211,8 @@ class ClockAddAlarm(Task):
     complexity = 3.0
     allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59)}
+    near_misses = (("other-half-of-day", lambda p: {"hour": (p["hour"] + 12) % 24}),
+                   ("five-minutes-off", lambda p: {"minute": (p["minute"] + 5) % 60}))
 
     def setup(self, phone: MockPhone) -> None:  # the seed's world may hold an alarm at that time already
         _drop_alarm(phone, self.params["hour"], self.params["minute"])
@@ -234,6 +238,8 @@ class ClockAddLabeledAlarm(Task):
     allowed = ('clock.alarms[{hour:02d}:{minute:02d}].*', 'clock.alarms')
     schema = {"hour": Param(int, choices=HOURS, min=0, max=23), "minute": Param(int, choices=MINUTES, min=0, max=59),
               "label": Param(str, choices=("Take pills", "Pick up kids", "Stand-up", "Water plants"))}
+    near_misses = (("other-half-of-day", lambda p: {"hour": (p["hour"] + 12) % 24}),
+                   ("five-minutes-off", lambda p: {"minute": (p["minute"] + 5) % 60}))
 
     def setup(self, phone: MockPhone) -> None:  # the seed's world may hold an alarm at that time already
         _drop_alarm(phone, self.params["hour"], self.params["minute"])
@@ -313,6 +319,8 @@ class ClockAnswerEarliest(Task):
     changes_state = False
     # the answer the planted alarms give: an earlier alarm that is off, the earliest one on, later ones
     schema = {"earliest": Param(str), "off_before": Param(str), "later": Param(str)}
+    wrong_answers = (("the-alarm-that-is-off", lambda t, phone: t.params["off_before"]),
+                     ("a-later-alarm", lambda t, phone: t.params["later"].split(",")[0]))
 
     @classmethod
     def generate_random_params(cls, rng, world=None):
@@ -360,6 +368,8 @@ class ClockStartTimer(Task):
     complexity = 3.0
     allowed = ('clock.timer_end_s', 'clock.timer_set_s')
     schema = {"minutes": Param(int, min=1, max=120)}
+    near_misses = (("five-minutes-more", lambda p: {"minutes": p["minutes"] + 5}),
+                   ("an-hour-more", lambda p: {"minutes": p["minutes"] + 60}))
 
     @classmethod
     def generate_random_params(cls, rng, world=None):

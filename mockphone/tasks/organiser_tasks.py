@@ -9,7 +9,7 @@ from mockphone.apps.calendar import Event
 from mockphone.apps.files import FOLDERS, NAMES
 from mockphone.errors import InvalidTaskParams, OracleFailed
 from mockphone.tasks import answers, statediff
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, final_answer, fraction, later, oracle_answer, other_candidate
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -29,6 +29,8 @@ class CalendarCreateEvent(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES)}
+    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
+                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -53,6 +55,8 @@ class CalendarCreateEventWithPlace(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES), "place": Param(str, choices=("City hall", "Room 12", "Cafe Nero"))}
+    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
+                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -105,6 +109,8 @@ class CalendarReschedule(Task):
     complexity = 4.0
     allowed = ('calendar.events[{title}].time',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "time": Param(str, choices=TIMES)}
+    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
+                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
 
     def setup(self, phone: MockPhone) -> None:
         _seed_event(phone, self.params["title"])
@@ -129,10 +135,16 @@ class CalendarAnswerNextEvent(Task):
     complexity = 2.0
     changes_state = False
     schema = {}
+    wrong_answers = (("another-candidate", other_candidate),
+                     ("two-candidates", lambda t, phone: f"{oracle_answer(t, phone)} or {other_candidate(t, phone)}"))
 
     def check(self, phone: MockPhone) -> float:
         first = phone.state("calendar").agenda()[0].title
-        return float(answers.norm(final_answer(phone)) == answers.norm(first))
+        return float(answers.names_exactly(final_answer(phone), first, self.answer_candidates(phone)))
+
+    def answer_candidates(self, phone: MockPhone) -> list[str]:
+        """Every value the answer could name (extra words around one of them are fine, two fail)."""
+        return [e.title for e in phone.state("calendar").events]
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("calendar")

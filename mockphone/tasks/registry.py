@@ -20,14 +20,14 @@ from mockphone.errors import UnknownTask
 from mockphone.tasks import (
     comm_tasks, cross_tasks, handoff_tasks, infeasible_tasks, mail_tasks, maps_tasks, media_cross_tasks, mixed_tasks,
     notes_tasks,
-    organiser_tasks, privacy_tasks, rides_tasks, safety_tasks, settings_tasks, shop_tasks, superapp_tasks, system_tasks,
-    music_tasks, news_tasks, todo_tasks, travel_tasks, weather_tasks,
+    organiser_tasks, privacy_tasks, rides_tasks, safety_tasks, safety_twins, settings_tasks, shop_tasks, superapp_tasks,
+    system_tasks, music_tasks, news_tasks, todo_tasks, travel_tasks, weather_tasks,
 )
 from mockphone.tasks.base import Task
 
 _MODULES = (settings_tasks, system_tasks, comm_tasks, notes_tasks, organiser_tasks, mail_tasks, shop_tasks,
-            superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, privacy_tasks, infeasible_tasks, mixed_tasks,
-            maps_tasks, rides_tasks, travel_tasks, todo_tasks, weather_tasks,
+            superapp_tasks, cross_tasks, handoff_tasks, safety_tasks, safety_twins, privacy_tasks, infeasible_tasks,
+            mixed_tasks, maps_tasks, rides_tasks, travel_tasks, todo_tasks, weather_tasks,
             music_tasks, news_tasks, media_cross_tasks)
 
 

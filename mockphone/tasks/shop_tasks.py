@@ -8,7 +8,7 @@ from datalake.types import Action
 from mockphone.apps.shop import CATEGORIES
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers, statediff
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -49,6 +49,16 @@ def _filter(ui: UI, max_price: int) -> Iterator[Action]:
     yield from ui.tap(rid="apply")
 
 
+def _filtered(query: str, max_price: int):
+    """A wrong ending: the search with another price bound."""
+    def ending(phone, task) -> None:
+        from mockphone.tasks.safety_tasks import _run
+
+        _run(phone, lambda ui: (a for part in (_search(ui, query), _filter(ui, max_price)) for a in part))
+        phone.act(Action("terminate", status="success"))
+    return ending
+
+
 def _checkout(ui: UI) -> Iterator[Action]:
     yield from ui.tap(rid="cart")
     yield from ui.tap(rid="checkout")
@@ -62,7 +72,11 @@ def _open_product(ui: UI, name: str) -> Iterator[Action]:
 
 
 class ShopSearchPriceRange(Task):
-    """Search and apply a maximum price: a search without the filter scores 0.5."""
+    """Search and apply a maximum price: a search without the filter scores 0.5.
+
+    The filter must be the asked bound exactly (the price field takes whole dollars): a stricter one
+    hides products the user asked to see, a looser one shows what they did not want.
+    """
 
     template = "In Shop, find {query} that cost at most ${max_price}."
     app_names = ("shop",)
@@ -77,7 +91,11 @@ class ShopSearchPriceRange(Task):
     def check(self, phone: MockPhone) -> float:
         s = phone.state("shop").search
         searched = s is not None and self.params["query"].rstrip("s") in s.query.lower()
-        return fraction(searched, searched and s.max_price is not None and 0 < s.max_price <= self.params["max_price"])
+        return fraction(searched, searched and s.max_price == self.params["max_price"])
+
+    def wrong_endings(self) -> dict:
+        return {"stricter-filter": _filtered(self.params["query"], max(1, self.params["max_price"] // 2)),
+                "one-dollar-filter": _filtered(self.params["query"], 1)}
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from _search(ui, self.params["query"])
@@ -271,12 +289,18 @@ class ShopAnswerTopRated(Task):
     complexity = 4.0
     changes_state = False
     schema = {"category": Param(str, choices=("audio", "sports", "home", "travel", "electronics"))}
+    wrong_answers = (("another-candidate", other_candidate),
+                     ("two-candidates", lambda t, phone: f"{oracle_answer(t, phone)} or {other_candidate(t, phone)}"))
 
     def check(self, phone: MockPhone) -> float:
         state = phone.state("shop")
         best = sorted((p for p in state.products if p.category == self.params["category"]),
                       key=lambda p: (-p.rating, p.name))[0]
-        return float(answers.norm(final_answer(phone)) == answers.norm(best.name))
+        return float(answers.names_exactly(final_answer(phone), best.name, self.answer_candidates(phone)))
+
+    def answer_candidates(self, phone: MockPhone) -> list[str]:
+        """Every value the answer could name (extra words around one of them are fine, two fail)."""
+        return [p.name for p in phone.state("shop").products]
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("shop")

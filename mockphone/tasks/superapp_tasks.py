@@ -8,7 +8,7 @@ from datalake.types import Action
 from mockphone.apps import data
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers
-from mockphone.tasks.base import Param, Task, fraction, final_answer
+from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
@@ -36,7 +36,11 @@ def set_budget(ui: UI, budget: int) -> Iterator[Action]:
 
 
 class HotelSearchBudget(Task):
-    """Search hotels in a city with the budget filter applied (the seed article's failure: filter never applied)."""
+    """Search hotels in a city with the budget filter applied (the seed article's failure: filter never applied).
+
+    The filter must be the asked budget exactly (the slider moves in ¥10 steps and every budget is a
+    multiple of 10): a stricter budget hides hotels the user would take.
+    """
 
     template = "In the SuperApp hotel mini-app, find hotels in {city} for at most ¥{budget} per night."
     app_names = ("superapp",)
@@ -48,7 +52,16 @@ class HotelSearchBudget(Task):
     def check(self, phone: MockPhone) -> float:
         s = phone.state("superapp").hotel_search
         city_ok = s is not None and s.city == self.params["city"]
-        return fraction(city_ok, city_ok and 0 < s.max_price <= self.params["budget"])
+        return fraction(city_ok, city_ok and s.max_price == self.params["budget"])
+
+    def wrong_endings(self) -> dict:
+        def stricter(phone: MockPhone, task: Task) -> None:
+            from mockphone.tasks.safety_tasks import _run
+
+            _run(phone, lambda ui: (a for part in (hotel_search(ui, self.params["city"]),
+                                                   set_budget(ui, self.params["budget"] // 2)) for a in part))
+            phone.act(Action("terminate", status="success"))
+        return {"stricter-budget": stricter}
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from hotel_search(ui, self.params["city"])
@@ -119,11 +132,17 @@ class HotelAnswerCheapest(Task):
     complexity = 5.0
     changes_state = False
     schema = {"city": Param(str, choices=data.CITIES)}
+    wrong_answers = (("another-candidate", other_candidate),
+                     ("two-candidates", lambda t, phone: f"{oracle_answer(t, phone)} or {other_candidate(t, phone)}"))
 
     def check(self, phone: MockPhone) -> float:
         hotels = [h for h in phone.state("superapp").hotels if h.city == self.params["city"]]
         best = min(hotels, key=lambda h: (h.price, h.name)).name
-        return float(answers.norm(final_answer(phone)) == answers.norm(best))
+        return float(answers.names_exactly(final_answer(phone), best, self.answer_candidates(phone)))
+
+    def answer_candidates(self, phone: MockPhone) -> list[str]:
+        """Every value the answer could name (extra words around one of them are fine, two fail)."""
+        return [h.name for h in phone.state("superapp").hotels]
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from hotel_search(ui, self.params["city"])

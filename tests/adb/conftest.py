@@ -2,8 +2,8 @@ from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_
 
 import pytest  # noqa: E402
 
-from collectors.adb_phone import client  # noqa: E402
 from mockphone.adb import VirtualAdbServer  # noqa: E402
+from phones.adb_phone import client  # noqa: E402
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ def landscape():
 
 
 def test_landscape_window_size_is_rotated_and_wm_size_is_physical(landscape):
-    from collectors.adb_phone import client
+    from phones.adb_phone import client
 
     dev = client(port=landscape.port).device("emulator-5554")
     assert dev.rotation() == 1 and tuple(dev.window_size()) == (2400, 1080)

@@ -19,7 +19,8 @@ def row(annotator, step_index=0, action=None, correct=None, outcome=None, lead_t
     return {"lead_time": lead_time, "annotation_id": str(uuid.uuid4()), "target": "episode" if outcome else "step",
             "episode_id": EP.episode_id, "step_index": None if outcome else step_index, "status": "accepted",
             "action_json": json.dumps(action) if action else None, "step_correct": correct, "outcome": outcome,
-            "note": None, "annotator": annotator, "origin": "label-studio:1/1/1", "created_at": S.now()}
+            "note": None, "annotator": annotator, "created_at": S.now(),
+            "origin": f"label-studio:1/{'e' if outcome else step_index}/{annotator}"}  # one annotation per person
 
 
 def test_agreement_compares_annotators_pairwise(lake):

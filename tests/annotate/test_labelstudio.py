@@ -183,11 +183,17 @@ def test_webhook_delivers_and_a_later_pull_adds_no_duplicate(lake, client, proje
     hook = hooks.register(client, project, api, "s3cret")
     assert hooks.register(client, project, api, "s3cret")["id"] == hook["id"]
     client.create_annotation(tasks_by_step(client, project)[0]["id"], [keypoint(50, 60)])
+    deadline = time.monotonic() + 60  # acknowledged at once, ingested moments later
+    while not annotations(Lake.open(lake.uri)) and time.monotonic() < deadline:
+        time.sleep(0.2)
     delivered = annotations(Lake.open(lake.uri))
     assert len(delivered) == 1 and json.loads(delivered[0]["action_json"])["type"] == "tap"
     report = pull.pull(Lake.open(lake.uri), client, project)
-    assert (report.written, report.skipped) == (0, 1)
-    assert len(annotations(Lake.open(lake.uri))) == 1
+    # this API was given no Label Studio to list users from: the webhook stored the bare id,
+    # and the pull heals that row instead of adding a second annotation
+    assert (report.written, report.healed) == (0, 1)
+    current = Lake.open(lake.uri).sql("SELECT annotator FROM annotations_current").to_pylist()
+    assert current == [{"annotator": ls.USERNAME}]
 
 
 def test_restart_between_push_and_pull(lake, label_studio, ls_lake, project):
@@ -201,3 +207,48 @@ def test_restart_between_push_and_pull(lake, label_studio, ls_lake, project):
     with restarted.client() as client:
         report = pull.pull(lake, client, project)
     assert report.written == 1 and annotations(lake)[0]["step_index"] == 2
+
+
+def test_an_unparsed_step_reaches_label_studio_as_invalid_with_nothing_preselected(client, project, tmp_path):
+    from dataclasses import replace
+
+    lake = Lake.init(tmp_path / "unparsed")
+    ep = episode(seed=15, n_steps=3)
+    raw = "invalid: no action found\nclick the thing maybe"
+    steps = list(ep.steps)
+    steps[1] = replace(steps[1], action=Action("wait"), raw_output=raw, meta={"score": 0.25})
+    lake.write_episodes([replace(ep, steps=tuple(steps), episode_id="")])
+    push.push(lake, client, project, where="true")
+    tasks = tasks_by_step(client, project)
+    assert tasks[1]["predictions"] == [] and tasks[0]["predictions"]  # the server has nothing to pre-fill
+    assert "INVALID" in tasks[1]["data"]["action_text"]
+    assert "click the thing maybe" in tasks[1]["data"]["model_text"] and "0.250" in tasks[1]["data"]["model_text"]
+    assert 'value="$model_text"' in client.project(project)["label_config"]
+
+
+def test_serve_on_a_busy_port_fails_naming_it(tmp_path):
+    import socket
+
+    lake = Lake.init(tmp_path / "busy")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        with pytest.raises(ls.ServerFailedToStart, match=f"port {port} "):
+            ls.serve(lake.uri, port=port, say=lambda m: None)
+    assert ls.running(lake.uri) is None
+
+
+def test_serve_comes_back_on_its_port_after_a_crash(label_studio, ls_lake):
+    import os
+    import signal
+
+    before = ls.running(ls_lake.uri)
+    with before.client() as c:
+        c.projects()  # open connections: the crash leaves the port's connections in TIME_WAIT
+    os.kill(before.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while ls._alive(before.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    back = ls.serve(ls_lake.uri, say=lambda m: None)
+    assert back.url == label_studio.url and back.pid != before.pid

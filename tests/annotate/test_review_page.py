@@ -23,11 +23,11 @@ from annotate import push
 from api.app import create_app
 from api.settings import ApiSettings
 from api.signing import FrameSigner
-from collectors import OraclePolicy, run_episode
 from datalake.lake import Lake
 from datalake.types import Action, Device, Episode, Step
 from mockphone import MockPhone
 from mockphone.tasks import registry
+from phones.episode import OraclePolicy, run_episode
 from tests.annotate.conftest import free_port
 
 CHROMIUM = "/usr/bin/chromium"
@@ -117,8 +117,45 @@ def test_review_page_draws_a_swipe_as_an_arrow_from_start_to_end(swiped, label_s
     _in_browser(label_studio, report.project_id, task["id"], lambda page: _check_arrow(page, tmp_path, swipe))
 
 
-def _in_browser(label_studio, project_id: int, task_id: int, check) -> None:
-    """Log in to Label Studio in headless Chromium (1920x1080) and run ``check`` on the task's page."""
+@pytest.fixture(scope="module")
+def unparsed(wifi_lake, locked_api, label_studio):
+    """A step whose model output did not parse, pushed to a project, and an annotator added by the CLI's call."""
+    from dataclasses import replace
+
+    from annotate import people
+
+    ep = Lake.open(wifi_lake.uri).episode(Lake.open(wifi_lake.uri).sql(
+        "SELECT episode_id FROM episodes ORDER BY num_steps DESC LIMIT 1").column(0)[0].as_py())
+    steps = list(ep.steps)
+    steps[1] = replace(steps[1], action=Action("wait"), raw_output="invalid: no action\nI will tap the blue knob",
+                       meta={"score": 0.31})
+    Lake.open(wifi_lake.uri).write_episodes([replace(ep, steps=tuple(steps), episode_id="", instruction="unparsed")])
+    with label_studio.client() as client:
+        report = push.push(Lake.open(wifi_lake.uri), client, f"unparsed-{uuid.uuid4().hex[:8]}",
+                           where="e.instruction = 'unparsed' AND s.step_index = 1", frames_url=locked_api,
+                           sign=FrameSigner.from_api_token(TOKEN).query)
+        (task,) = client.tasks(report.project_id)
+        user = people.add_user(client, wifi_lake.uri, f"ann-{uuid.uuid4().hex[:8]}@example.com")
+    return report, task, user
+
+
+def test_an_annotator_logs_in_and_sees_an_unparsed_step_as_invalid_with_nothing_selected(unparsed, label_studio):
+    report, task, user = unparsed
+
+    def check(page):
+        page.get_by_text("INVALID", exact=False).first.wait_for(timeout=90_000)
+        for text in ("INVALID", "I will tap the blue knob", "score: 0.310"):
+            assert page.get_by_text(text, exact=False).first.is_visible(), text
+        page.get_by_text("Action type", exact=False).first.wait_for(timeout=30_000)
+        checked = page.locator("input:checked:not(.lsf-radio-group-dm__input)")  # not the data manager's density
+        assert checked.count() == 0  # no action type, no yes/no, no verdict pre-ticked
+
+    _in_browser(label_studio, report.project_id, task["id"], check, login=(user["email"], user["password"]))
+
+
+def _in_browser(label_studio, project_id: int, task_id: int, check, login: tuple[str, str] | None = None) -> None:
+    """Log in to Label Studio in headless Chromium (1920x1080) and run ``check`` on the task's page
+    (as the admin, or as ``login`` = (email, password))."""
     assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh"
     profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
     try:
@@ -128,10 +165,12 @@ def _in_browser(label_studio, project_id: int, task_id: int, check) -> None:
             try:
                 page = context.new_page()
                 page.goto(f"{label_studio.url}/user/login/")
-                page.fill("input[name=email]", label_studio.username)
-                page.fill("input[name=password]", label_studio.password)
+                email, password = login or (label_studio.username, label_studio.password)
+                page.fill("input[name=email]", email)
+                page.fill("input[name=password]", password)
                 page.click("button[type=submit]")
                 page.wait_for_load_state("networkidle")
+                assert "/user/login" not in page.url, f"{email} could not log in"
                 page.goto(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
                 check(page)
             finally:

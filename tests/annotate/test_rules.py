@@ -104,10 +104,35 @@ def test_a_reviewers_annotation_is_a_review_row_and_wins(lake, tmp_path, monkeyp
     accept = ingest(lake, payload([choice("review", "accept")], annotation_id=3, completed_by=5), people)
     assert (accept["is_review"], accept["review_verdict"], accept["action_json"]) == (True, "accept", None)
     assert resolved(lake)["resolved_by"] == "majority"  # an accept leaves the annotators' answer
-    fix = ingest(lake, payload(tap(90, 200), annotation_id=4, completed_by=5, updated_at="2026-12-01T11:00:00Z"),
-                 people)
+    fix = ingest(lake, payload([*tap(90, 200), choice("review", "fix")], annotation_id=4, completed_by=5,
+                               updated_at="2026-12-01T11:00:00Z"), people)
     assert (fix["is_review"], fix["review_verdict"]) == (True, "fix")
     assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "review"}
+
+
+def test_a_review_without_a_verdict_is_an_accept_and_keeps_the_correction(lake, tmp_path, monkeypatch):
+    monkeypatch.setenv("PHONELOOP_ANNOTATE_TEAM", str(tmp_path / "team.json"))
+    set_role(lake.uri, "carol@example.com", "reviewer")
+    people = People(users=PEOPLE.users, team=roles(lake.uri))
+    lake.write_episodes([EP])
+    ingest(lake, payload(tap(90, 200), annotation_id=1, completed_by=3), people)  # the annotator moved the tap
+    recorded = EP.steps[1].action
+    untouched = ingest(lake, payload(tap(recorded.x, recorded.y), annotation_id=2, completed_by=5,
+                                     updated_at="2026-12-01T11:00:00Z"), people)  # the pre-filled form, submitted
+    assert (untouched["review_verdict"], untouched["action_json"]) == ("accept", None)
+    assert "counted as accept" in untouched["note"]
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "latest"}
+
+
+def test_a_one_one_tie_is_labelled_tie_and_goes_to_the_more_experienced(lake):
+    lake.write_episodes([EP])
+    ingest(lake, payload(tap(30, 40), annotation_id=1, completed_by=3, updated_at="2026-12-01T10:00:01Z"), PEOPLE)
+    ingest(lake, payload(tap(90, 200), annotation_id=2, completed_by=4, updated_at="2026-12-01T10:00:02Z"), PEOPLE)
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "tie"}  # newest
+    ingest(lake, payload(tap(50, 50), step_index=2, annotation_id=3, completed_by=3), PEOPLE)  # ann has more now
+    assert resolved(lake) == {"action_type": "tap", "x": 30.0, "y": 40.0, "resolved_by": "tie"}
+    ingest(lake, payload(tap(32, 41), annotation_id=4, completed_by=5), PEOPLE)  # a third annotator agrees
+    assert resolved(lake)["resolved_by"] == "majority"
 
 
 def _annotation(step_index, action=None, correct=None, who="a"):
@@ -170,3 +195,23 @@ def test_episode_tasks_draw_each_steps_action_on_its_frame(lake):
     assert [r["item_index"] for r in overlay] == [0, 1, 2]  # the three taps; the terminate has no point
     assert all(r["to_name"] == "frames" for r in overlay) and len(task["data"]["images"]) == 4
     assert task["data"]["steps_text"].splitlines()[0] == "1. tap at 20,30"
+
+
+def test_a_later_listing_heals_rows_stored_under_a_bare_id(lake, tmp_path, monkeypatch):
+    from annotate.reconcile import heal
+
+    monkeypatch.setenv("PHONELOOP_ANNOTATE_TEAM", str(tmp_path / "team.json"))
+    set_role(lake.uri, "carol@example.com", "reviewer")
+    lake.write_episodes([EP])
+    unlisted = People(warning="cannot list Label Studio users (HTTP 401)")
+    ingest(lake, payload(tap(30, 40), annotation_id=1, completed_by=3), unlisted)
+    ingest(lake, payload([*tap(90, 200), choice("review", "fix")], annotation_id=2, completed_by=5), unlisted)
+    assert resolved(lake)["resolved_by"] == "tie"  # the reviewer's fix counted as a second annotator's vote
+    assert heal(lake, unlisted) == 0  # still no listing: nothing to heal with
+    listed = People(users=PEOPLE.users, team=roles(lake.uri))
+    assert heal(lake, listed) == 2 and heal(lake, listed) == 0
+    current = lake.sql("SELECT annotator, is_review, review_verdict FROM annotations_current "
+                       "ORDER BY annotator").to_pylist()
+    assert current == [{"annotator": "ann@example.com", "is_review": False, "review_verdict": None},
+                       {"annotator": "carol@example.com", "is_review": True, "review_verdict": "fix"}]
+    assert resolved(lake) == {"action_type": "tap", "x": 90.0, "y": 200.0, "resolved_by": "review"}

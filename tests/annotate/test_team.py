@@ -1,8 +1,10 @@
 """A team on the real Label Studio: real users, overlap, a reviewer, webhooks captured from the server.
 
-Annotations are created through the SDK as the admin on behalf of each real user
-(``completed_by``); Label Studio then sends its own webhooks, which a loopback receiver
-captures as they arrive: the payloads below are the server's, never hand-built.
+Each person is added with ``annotate users add`` (the CLI or ``people.add_user``), logs in
+through Label Studio's login form with the password it printed (``tests.annotate.person``)
+and submits their own annotations; Label Studio then sends its own webhooks, which a
+loopback receiver captures as they arrive: the payloads below are the server's, never
+hand-built.
 """
 
 import json
@@ -18,6 +20,7 @@ from annotate.webhook import ingest
 from curation.build import select
 from curation.recipe import parse_recipe
 from datalake.lake import Lake
+from tests.annotate.person import LoginFailed, Person
 from tests.annotate.test_labelstudio import choice, keypoint, tasks_by_step
 from tests.factory import episode
 
@@ -69,8 +72,12 @@ def captured():
     server.server_close()
 
 
-def member(client, lake, role="annotator"):
-    return people.add_user(client, lake.uri, f"{role}-{uuid.uuid4().hex[:8]}@example.com", role)
+def member(client, lake, role="annotator") -> Person:
+    """A new team member, logged in through Label Studio's form with the password add_user printed."""
+    user = people.add_user(client, lake.uri, f"{role}-{uuid.uuid4().hex[:8]}@example.com", role)
+    person = Person.login(client.url, user["email"], user["password"])
+    assert person.id == user["id"]
+    return person
 
 
 def stored(lake):
@@ -93,12 +100,11 @@ def test_captured_webhooks_in_any_order_give_the_rows_a_pull_gives(lake, client,
     tasks = tasks_by_step(client, project)
     a = [keypoint(50, 60), choice("action_type", "tap")]
     b = [keypoint(80, 90), choice("action_type", "long_press")]
-    first = client.create_annotation(tasks[0]["id"], a, completed_by=ann1["id"], lead_time=3.0)
-    client.update_annotation(first["id"], b)
-    client.update_annotation(first["id"], a)  # A -> B -> A
-    client.create_annotation(tasks[0]["id"], [choice("step_correct", "yes")], completed_by=ann2["id"])
-    client.create_annotation(tasks[1]["id"], [keypoint(10, 10), choice("action_type", "tap"),
-                                              choice("direction", "up")], completed_by=ann1["id"])
+    first = ann1.annotate(tasks[0]["id"], a, lead_time=3.0)
+    ann1.update(first["id"], b)
+    ann1.update(first["id"], a)  # A -> B -> A
+    ann2.annotate(tasks[0]["id"], [choice("step_correct", "yes")])
+    ann1.annotate(tasks[1]["id"], [keypoint(10, 10), choice("action_type", "tap"), choice("direction", "up")])
     assert len(got) == 5 and all(isinstance(p["annotation"]["completed_by"], int) for p in got)
 
     in_order = fresh_lake(tmp_path / "in-order")
@@ -115,8 +121,8 @@ def test_captured_webhooks_in_any_order_give_the_rows_a_pull_gives(lake, client,
     by_id = {r["annotation_id"]: r for r in stored(in_order)}
     for row in stored(lake):
         assert by_id[row["annotation_id"]] == row  # a pull and the webhook write the same row
-    mine = [r for r in stored(lake) if r["annotator_id"] == str(ann1["id"])]
-    assert {r["annotator_email"] for r in mine} == {r["annotator"] for r in mine} == {ann1["email"]}
+    mine = [r for r in stored(lake) if r["annotator_id"] == str(ann1.id)]
+    assert {r["annotator_email"] for r in mine} == {r["annotator"] for r in mine} == {ann1.email}
     assert all(r["ls_updated_at"] is not None and r["ls_project_id"] == report.project_id for r in mine)
     for one in (lake, in_order, shuffled):
         assert resolved(one, 0)["action_type"] == "tap" and abs(resolved(one, 0)["x"] - 50) <= 1  # A, not B
@@ -132,24 +138,23 @@ def test_overlap_two_annotators_then_a_reviewer_fix(lake, client, project):
     task = tasks_by_step(client, project)[1]
     assert task["overlap"] == 2
     ann1, ann2, rev = member(client, lake), member(client, lake), member(client, lake, "reviewer")
-    client.create_annotation(task["id"], [keypoint(60, 100), choice("action_type", "tap")], completed_by=ann1["id"])
-    client.create_annotation(task["id"], [keypoint(63, 104), choice("action_type", "tap")], completed_by=ann2["id"])
+    ann1.annotate(task["id"], [keypoint(60, 100), choice("action_type", "tap")])
+    ann2.annotate(task["id"], [keypoint(63, 104), choice("action_type", "tap")])
     pull.pull(lake, client, project)
     agreed = resolved(lake, 1)
     assert agreed["resolved_by"] == "majority" and agreed["action_type"] == "tap"
     assert 59 <= agreed["x"] <= 64 and agreed["corrected"] is True
 
-    client.create_annotation(task["id"], [keypoint(20, 40), choice("action_type", "long_press"),
-                                          choice("review", "fix")], completed_by=rev["id"])
+    rev.annotate(task["id"], [keypoint(20, 40), choice("action_type", "long_press"), choice("review", "fix")])
     pull.pull(lake, client, project)
     fixed = resolved(lake, 1)
     assert (fixed["action_type"], fixed["resolved_by"]) == ("long_press", "review")
     assert abs(fixed["x"] - 20) <= 1 and abs(fixed["y"] - 40) <= 1
     (review,) = lake.sql("SELECT is_review, review_verdict, annotator FROM annotations WHERE is_review").to_pylist()
-    assert review == {"is_review": True, "review_verdict": "fix", "annotator": rev["email"]}
+    assert review == {"is_review": True, "review_verdict": "fix", "annotator": rev.email}
     assert lake.sql("SELECT * FROM steps ORDER BY episode_id, step_index").to_pylist() == raw
     listed = {u["email"]: u["role"] for u in people.list_users(client, lake.uri)}
-    assert listed[rev["email"]] == "reviewer" and listed[ann1["email"]] == "annotator"
+    assert listed[rev.email] == "reviewer" and listed[ann1.email] == "annotator"
 
 
 def test_a_human_failure_verdict_removes_the_episode_from_a_selection(lake, client, project):
@@ -157,7 +162,7 @@ def test_a_human_failure_verdict_removes_the_episode_from_a_selection(lake, clie
     report = push.push(lake, client, project, where=f"e.episode_id = '{VERIFIED.episode_id}'", kind="episode")
     (task,) = client.tasks(report.project_id)
     judge = member(client, lake)
-    client.create_annotation(task["id"], [choice("outcome", "failure", to="steps")], completed_by=judge["id"])
+    judge.annotate(task["id"], [choice("outcome", "failure", to="steps")])
     pull.pull(lake, client, project)
     assert select(lake, SUCCESSES) == [PASSED.episode_id]
     (row,) = lake.sql("SELECT outcome, verified_by, recorded_outcome, human_rejected FROM episodes_resolved "
@@ -192,3 +197,88 @@ def test_an_item_already_quarantined_is_not_a_new_failure(lake, client, project)
     again = pull.pull(lake, client, project)
     assert (first.quarantined, again.quarantined, again.already_quarantined) == (1, 0, 1)
     assert lake.sql("SELECT count(*) AS n FROM quarantine").to_pylist() == [{"n": 1}]
+
+
+def test_a_user_added_by_the_cli_logs_in_with_the_printed_password(lake, label_studio):
+    from typer.testing import CliRunner
+
+    from phoneloop.cli import app
+
+    email = f"cli-{uuid.uuid4().hex[:8]}@example.com"
+    result = CliRunner().invoke(app, ["annotate", "users", "add", email, "--lake", lake.uri, "--role", "reviewer",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    user = json.loads(result.stdout)
+    assert user["password"] and user["role"] == "reviewer"
+    person = Person.login(label_studio.url, email, user["password"])
+    assert person.id == user["id"]
+    with pytest.raises(LoginFailed):
+        Person.login(label_studio.url, email, "not-" + user["password"])
+
+
+def test_an_untouched_review_submit_does_not_override_a_correction(lake, client, project):
+    push.push(lake, client, project, preset="failed")
+    task = tasks_by_step(client, project)[0]
+    ann, rev = member(client, lake), member(client, lake, "reviewer")
+    ann.annotate(task["id"], [keypoint(90, 200), choice("action_type", "tap")])  # the annotator moves the tap
+    rev.annotate(task["id"], task["predictions"][0]["result"])  # the reviewer submits the pre-filled form
+    assert pull.pull(lake, client, project).written == 2
+    got = resolved(lake, 0)
+    assert got["resolved_by"] != "review" and abs(got["x"] - 90) <= 1 and abs(got["y"] - 200) <= 1
+    (review,) = lake.sql("SELECT review_verdict, action_json, note FROM annotations WHERE is_review").to_pylist()
+    assert (review["review_verdict"], review["action_json"]) == ("accept", None)
+    assert "counted as accept" in review["note"]
+
+
+def test_deleted_verdicts_are_retracted_and_the_episode_is_no_longer_rejected(lake, client, project):
+    report = push.push(lake, client, project, where=f"e.episode_id = '{VERIFIED.episode_id}'", kind="episode")
+    (task,) = client.tasks(report.project_id)
+    judges = [member(client, lake), member(client, lake)]
+    verdicts = [j.annotate(task["id"], [choice("outcome", "failure", to="steps")]) for j in judges]
+    pull.pull(lake, client, project)
+    episode_row = "SELECT outcome, verified_by, human_rejected FROM episodes_resolved WHERE episode_id = ?"
+    assert lake.sql(episode_row, [VERIFIED.episode_id]).to_pylist()[0]["human_rejected"] is True
+    stored_ids = set(lake.sql("SELECT annotation_id FROM annotations").column(0).to_pylist())
+    for judge, verdict in zip(judges, verdicts):
+        judge.delete(verdict["id"])
+    again = pull.pull(lake, client, project)
+    assert (again.retracted, again.written) == (2, 0)
+    assert lake.sql(episode_row, [VERIFIED.episode_id]).to_pylist() == [
+        {"outcome": "success", "verified_by": "verifier", "human_rejected": False}]
+    marks = lake.sql("SELECT replaces, origin, annotator FROM annotations WHERE status = 'retracted'").to_pylist()
+    assert {m["replaces"] for m in marks} == stored_ids  # lineage: each retraction names the row it retracts
+    assert {m["annotator"] for m in marks} == {j.email for j in judges}
+    assert lake.sql("SELECT count(*) AS n FROM annotations_current").to_pylist() == [{"n": 0}]
+    assert pull.pull(lake, client, project).retracted == 0  # once
+
+
+def test_a_row_stored_under_a_bare_id_is_healed_by_the_next_pull(lake, client, project, captured, monkeypatch,
+                                                                 caplog):
+    import logging
+
+    url, got = captured
+    push.push(lake, client, project, preset="failed")
+    hooks.register(client, project, url, "s3cret")
+    ann, rev = member(client, lake), member(client, lake, "reviewer")
+    task = tasks_by_step(client, project)[0]
+    ann.annotate(task["id"], [keypoint(90, 200), choice("action_type", "tap")])
+    rev.annotate(task["id"], [keypoint(5, 5), choice("action_type", "long_press"), choice("review", "fix")])
+    assert len(got) == 2
+    monkeypatch.setenv("PHONELOOP_LABEL_STUDIO_TOKEN", "stale-token")  # the API cannot list users
+    with caplog.at_level(logging.WARNING, logger="phoneloop.annotate"):
+        for payload in got:
+            ingest(lake, payload)
+    assert "cannot list Label Studio users" in caplog.text and "HTTP 401" in caplog.text
+    bare = lake.sql("SELECT annotator, annotator_email, is_review FROM annotations ORDER BY annotator").to_pylist()
+    assert bare == [{"annotator": str(p.id), "annotator_email": None, "is_review": False}
+                    for p in sorted((ann, rev), key=lambda p: str(p.id))]
+    assert resolved(lake, 0)["resolved_by"] == "tie"  # the reviewer counted as a second annotator
+
+    report = pull.pull(lake, client, project)  # the pull lists the users: it heals both rows
+    assert (report.healed, report.written, report.warnings) == (2, 0, [])
+    current = lake.sql("SELECT annotator, is_review, replaces FROM annotations_current ORDER BY annotator").to_pylist()
+    assert [(r["annotator"], r["is_review"]) for r in current] == sorted([(ann.email, False), (rev.email, True)])
+    assert all(r["replaces"] for r in current)
+    fixed = resolved(lake, 0)
+    assert (fixed["action_type"], fixed["resolved_by"]) == ("long_press", "review")
+    assert pull.pull(lake, client, project).healed == 0

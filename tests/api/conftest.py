@@ -144,9 +144,9 @@ PERTURBATION = "light"
 
 def rollout_episode() -> Episode:
     """A real rollout: the mock phone, the model policy's parser, the episode loop (max_steps)."""
-    from collectors.loop import run_episode
     from mockphone.phone import MockPhone
     from mockphone.tasks import registry
+    from phones.episode import run_episode
     from rollout.policies import ModelPolicy, PolicyOptions
 
     said = iter(OUTPUTS)

@@ -89,7 +89,8 @@ def test_a_rollouts_steps_show_when_the_policy_was_asked_and_how_long_it_took(tm
     from api.app import create_app
     from datalake.lake import Lake
     from rollout.policies import PolicyOptions
-    from rollout.runner import RolloutSpec, rollout
+    from rollout.runner import rollout
+    from rollout.spec import RolloutSpec
     from tests.api.conftest import settings
     from tests.rollout.chat_server import ChatServer
 

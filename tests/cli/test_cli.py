@@ -189,7 +189,7 @@ def test_the_demo_loop_is_the_demo_task_set_with_held_out_seeds():
     from phoneloop.cli_tasks import seed_range
     from phoneloop.demo import DEFAULT_CONFIG
     from phoneloop.loop import LoopConfig
-    from training.experiment import DEMO_TASKS
+    from mockphone.tasks.sets import DEMO_TASKS
     from training.mock_episodes import ONLINE_SEED
 
     config = LoopConfig.load(DEFAULT_CONFIG)

@@ -2,8 +2,8 @@ from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_
 
 import pytest  # noqa: E402
 
-from collectors.adb_phone import AdbPhone  # noqa: E402
 from mockphone.phone import MockPhone  # noqa: E402
+from phones.adb_phone import AdbPhone  # noqa: E402
 from tests.adb.conftest import server  # noqa: E402,F401  (the virtual adb server fixture, shared)
 
 

@@ -4,9 +4,9 @@ import socket
 
 import pytest
 
-from collectors import OraclePolicy, run_episode
-from collectors.adb_phone import AdbPhone
-from collectors.errors import (
+from phones.adb_phone import AdbPhone
+from phones.episode import OraclePolicy, run_episode
+from phones.errors import (
     AdbServerUnreachable, BadScreenshot, BadUITree, DeviceNotFound, DeviceOffline, DeviceUnauthorized,
     UnsupportedAction, UntypeableText,
 )
@@ -198,7 +198,7 @@ def test_wait_until_stable_gives_up_after_timeout(adb_phone, server):
 
 
 def test_collect_with_a_bad_dump_reports_the_error_and_writes_nothing(server, lake):
-    from collectors import collect
+    from collectors.collect import collect
 
     phone = AdbPhone("emulator-5554", port=server.port, retry_delay=0.0, dump_retries=1)
     server.devices[0].faults["dump_garbage"] = 1000
@@ -215,7 +215,7 @@ def test_collect_with_a_bad_dump_reports_the_error_and_writes_nothing(server, la
     ("  mCurrentFocus=null\n", (None, None)),
 ])
 def test_focus_is_read_from_real_dumpsys_lines(dumpsys, expected):
-    from collectors.adb_phone import _focus
+    from phones.adb_phone import _focus
 
     assert _focus(dumpsys) == expected
 

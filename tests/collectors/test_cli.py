@@ -8,9 +8,9 @@ import time
 
 from typer.testing import CliRunner
 
-from collectors.adb_phone import client
-from collectors.errors import AdbServerUnreachable
 from phoneloop.cli import app
+from phones.adb_phone import client
+from phones.errors import AdbServerUnreachable
 from tests.adb.helpers import free_port
 
 runner = CliRunner()

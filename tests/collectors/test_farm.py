@@ -6,8 +6,9 @@ import time
 
 import pytest
 
-from collectors.errors import AdbServerUnreachable, DeviceNotFound
-from collectors.farm import FarmOptions, collect_on_devices, list_phones, load_policy_factory
+from collectors.farm import collect_on_devices, list_phones
+from collectors.farm_phones import FarmOptions, load_policy_factory
+from phones.errors import AdbServerUnreachable, DeviceNotFound
 from tests.adb.helpers import free_port
 
 FAST = dict(backoff=0.02, reconnects=2)
@@ -108,8 +109,8 @@ def test_phone_that_comes_back_rejoins(server, lake):
 
 
 def test_health_check_names_what_is_wrong(server):
-    from collectors.adb_phone import AdbPhone
-    from collectors.farm import health
+    from collectors.farm_phones import health
+    from phones.adb_phone import AdbPhone
 
     vd = server.devices[0]
     phone = AdbPhone(vd.serial, port=server.port)

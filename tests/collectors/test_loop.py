@@ -2,10 +2,12 @@
 
 import pytest
 
-from collectors import OraclePolicy, Phone, collect, run_episode
-from collectors.errors import DeviceOffline, EpisodeAborted
+from collectors.collect import collect
 from datalake.types import Action
 from mockphone.tasks import registry
+from phones.episode import OraclePolicy, run_episode
+from phones.errors import DeviceOffline, EpisodeAborted
+from phones.protocol import Phone
 
 
 class Scripted:

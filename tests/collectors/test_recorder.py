@@ -4,11 +4,11 @@ import time
 
 import pytest
 
-from collectors.adb_phone import AdbPhone
 from collectors.recorder import Recorder
 from datalake.types import Action
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
+from phones.adb_phone import AdbPhone
 
 
 def close(recorded, expected, tol=3):
@@ -29,7 +29,7 @@ def replay(vd, rec, action):
 
 @pytest.mark.parametrize("name, seed", [("SettingsWifiOff", 0), ("ShopSearchPriceRange", 1), ("ContactsAdd", 0)])
 def test_recorded_demo_equals_the_oracle_and_verifies(server, adb_phone, lake, name, seed):
-    from collectors import OraclePolicy
+    from phones.episode import OraclePolicy
 
     vd = server.devices[0]
     mock = vd.phone
@@ -60,7 +60,7 @@ def test_recorded_demo_equals_the_oracle_and_verifies(server, adb_phone, lake, n
 
 
 def test_stop_without_anything_recorded_writes_nothing(server, adb_phone):
-    from collectors.errors import EpisodeAborted
+    from phones.errors import EpisodeAborted
 
     rec = Recorder(adb_phone, "do nothing").start()
     with pytest.raises(EpisodeAborted, match="nothing was recorded"):

@@ -4,12 +4,12 @@ import time
 
 import pytest
 
-from collectors.adb_phone import AdbPhone
 from collectors.operator import act_at_human_pace, score
 from collectors.recorder import Recorder
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 from mockphone.tasks.oracle import solve
+from phones.adb_phone import AdbPhone
 
 pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
 
@@ -107,6 +107,28 @@ def test_a_frame_not_confirmed_by_the_next_grab_or_with_no_known_interval_is_unc
     assert not pair_frame(moving, clock, prev_up=10.0, down=10.4, grab_window=0.1, settle=0.05).certain
     host_dated = [Frame(100.1, 100.2, "x"), Frame(100.2, 100.3, "x")]  # no stamp: the interval is not known
     assert not pair_frame(host_dated, clock, prev_up=10.0, down=10.6, grab_window=0.1, settle=0.05).certain
+
+
+def test_only_equal_grabs_well_apart_confirm_a_screen_at_rest():
+    """Issue 32: two grabs 20 ms apart can hold one blend twice (a transition's clamped end), a grab that
+    differs between two equal ones means the screen moved, and nearly equal is not equal (a short text
+    typed, a blend 40 ms on): none is certain; equal bytes 150 ms apart are."""
+    from collectors.pairing import Clock, Frame, pair_frame
+
+    clock = Clock()
+    clock.event(arrival=100.0, device_t=10.0)
+    clock.uptime_sample(99.999, 10.0, 100.0)
+
+    def grabs(*pairs):
+        return [Frame(0, 0, s, up=u, up_end=u + 0.02) for s, u in pairs]
+
+    def certain(frames):
+        return pair_frame(frames, clock, prev_up=10.0, down=10.6, grab_window=0.1, settle=0.05).certain
+
+    assert not certain(grabs(("blend", 10.30), ("blend", 10.32)))
+    assert not certain(grabs(("a", 10.1), ("x", 10.25), ("a", 10.4)))
+    assert not certain(grabs(("before typing", 10.2), ("typed", 10.4)))
+    assert certain(grabs(("end", 10.3), ("end", 10.45)))
 
 
 def test_stalled_capture_flags_steps_never_mispairs(server):

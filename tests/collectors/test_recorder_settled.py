@@ -8,7 +8,7 @@ transitions take 0.3 s (frames grabbed inside are blends), the same with 30% of 
 
 import pytest
 
-from collectors.adb_phone import AdbPhone
+from phones.adb_phone import AdbPhone
 from collectors.operator import act_at_human_pace, score
 from collectors.recorder import Recorder
 from mockphone.adb import VirtualAdbServer

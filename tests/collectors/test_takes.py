@@ -10,7 +10,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from collectors.errors import EpisodeAborted
+from phones.errors import EpisodeAborted
 from collectors.takes import record_takes
 from datalake.types import Action
 from phoneloop.cli import app
@@ -120,11 +120,32 @@ def test_record_several_takes_with_keys(server, lake):
         assert line, seen
         seen += line
     time.sleep(1.5)  # take 1's getevent stream is gone and take 2's is attached
-    # elsewhere than take 1's last touch: the panel reports only axes that change, and take 2's
-    # getevent stream starts after take 1's last position was reported
-    server.devices[0].perform(Action("tap", x=300, y=900))
+    # where take 1's swipe lifted: the panel sends no position that did not change, so take 2 knows it
+    # only from take 1's recorder
+    server.devices[0].perform(Action("tap", x=540, y=600))
     time.sleep(1.0)
     out, err = proc.communicate(b"\nf\n", timeout=60)
     assert proc.returncode == 0, err.decode()
-    rows = lake.sql("SELECT outcome FROM episodes ORDER BY created_at").to_pylist()
+    rows = lake.sql("SELECT episode_id, outcome FROM episodes ORDER BY created_at").to_pylist()
     assert [r["outcome"] for r in rows] == ["success", "failure"], (rows, seen.decode(), err.decode()[-3000:])
+    (tap,) = [s.action for s in lake.episode(rows[1]["episode_id"]).steps]
+    assert (tap.type, round(tap.x), round(tap.y)) == ("tap", 540, 600), tap
+
+
+@pytest.mark.parametrize("protocol", ["B", "single"])
+def test_a_tap_where_the_last_take_lifted_is_seen_with_the_panel_state_carried(protocol):
+    from collectors.gestures import Tracker, touch_axes
+    from mockphone.adb.getevent import TouchPanel
+    from mockphone.phone import MockPhone
+
+    phone, panel = MockPhone(seed=0), TouchPanel(1080, 2400, protocol)
+    axes = touch_axes(panel.describe(labels=True))
+    first = Tracker(axes)
+    for line in panel.gesture(Action("swipe", x=540, y=1800, x2=540, y2=600, duration_ms=300), phone)[0]:
+        first.feed(line)
+    lines = panel.gesture(Action("tap", x=540, y=600), phone)[0]
+    assert not any("POSITION" in line or "ABS_X" in line for line in lines)  # nothing changed: not sent
+    fresh, carried = Tracker(axes), Tracker(axes, first.state())
+    assert [g for line in lines for g in fresh.feed(line)] == []  # a recorder started cold loses it
+    (tap,) = [g for line in lines for g in carried.feed(line)]
+    assert axes.to_screen(*tap.tracks[0][0][1:], 1080, 2400) == pytest.approx((540, 600), abs=1)

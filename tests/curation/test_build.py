@@ -216,3 +216,11 @@ def test_recipe_keys_keep_human_verified_and_drop_human_rejected(tmp_path):
     assert kept.counts["episodes"] == 3  # everything but the episode a person rejected
     with pytest.raises(RecipeError, match="unknown 'humans'"):
         parse_recipe(base.format(extra="verified_by: humans\n"))
+
+
+def test_the_manifest_and_the_version_record_the_split_rule(lake):
+    dv = curate(lake, load_recipe(DEFAULT))
+    manifest = json.loads((Path(dv.path) / "manifest.json").read_text())
+    assert manifest["split_rule"]["rule"] == "hash" and "sha256" in manifest["split_rule"]["position"]
+    assert get_version(lake, dv.ref).exports["split_rule"] == "hash"
+    assert rebuild(lake, dv.ref)["same"]

@@ -136,3 +136,65 @@ def test_curate_refuses_to_export_real_episodes_no_redact_op_scanned(lake_dir, t
     assert not (Path(lake_dir) / "datasets" / "bare").exists() or not any(
         p.name.startswith("v") for p in (Path(lake_dir) / "datasets" / "bare").iterdir())
     assert invoke("curate", bare, "--lake", lake_dir, "--allow-unredacted").exit_code == 0
+
+
+def _push(lake_dir, ref="default@v1"):
+    return invoke("datasets", "push", ref, "--repo", "phoneloop/demo", "--lake", lake_dir)
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.output.lstrip().startswith("error:") and result.output.count("error:") == 1, result.output
+    assert "Traceback" not in result.output
+    return " ".join(result.output.split())  # one message (rich wraps it at the terminal's width)
+
+
+def test_push_of_a_missing_version_is_one_line_and_exit_2(lake_dir, hub, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    assert "default@v9" in _one_line_error(_push(lake_dir, "default@v9"))
+
+
+def test_push_of_an_unreadable_export_is_one_line_and_exit_2(lake_dir, hub, monkeypatch):
+    import os
+
+    built = json.loads(invoke("curate", DEFAULT, "--lake", lake_dir, "--json").output)
+    shard = next(Path(built["exports"]["path"]).glob("sft/*.parquet"))
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+    real_open = open
+
+    def unreadable(file, *args, **kwargs):  # a permission error even as root
+        if os.fspath(file) == os.fspath(shard) if isinstance(file, (str, os.PathLike)) else False:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", unreadable)
+    monkeypatch.setattr(Path, "read_bytes", lambda self: unreadable(self, "rb").read())
+    assert "Permission denied" in _one_line_error(_push(lake_dir))
+
+
+def test_push_to_a_hub_that_is_down_is_one_line_and_exit_2(lake_dir, monkeypatch):
+    import socket
+
+    invoke("curate", DEFAULT, "--lake", lake_dir)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once the socket is closed
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_TOKEN", "hf_x")
+    _one_line_error(_push(lake_dir))
+
+
+def test_push_maps_an_unexpected_error_to_one_line(lake_dir, hub, monkeypatch):
+    invoke("curate", DEFAULT, "--lake", lake_dir)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", hub.token)
+
+    def broken(*args, **kwargs):
+        raise KeyError("sha256\nsecond line")
+
+    monkeypatch.setattr("curation.hub.push_folder", broken)
+    line = _one_line_error(_push(lake_dir))
+    assert "KeyError" in line and "default@v1" in line

@@ -6,7 +6,6 @@ from typing import Iterator
 
 import pytest
 
-from collectors.loop import OraclePolicy, run_episode
 from curation import workset
 from curation.ops import OPS
 from curation.ops.base import Context
@@ -15,6 +14,7 @@ from datalake.types import Action
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 from mockphone.tasks.base import Task
+from phones.episode import OraclePolicy, run_episode
 
 
 class OpenForms(Task):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from collectors import OraclePolicy
-from collectors.loop import run_all
-from curation.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
+from collectors.collect import run_all
+from bench.dedup_eval import FrameStore, evaluate, labelled_pairs, rerun, to_row
 from curation.ops.base import Context
 from curation.ops.dedup import dedup_near
 from mockphone.phone import MockPhone
+from phones.episode import OraclePolicy
 
 
 @pytest.fixture(scope="module")
@@ -102,13 +102,69 @@ def _same_task_rows(n_original: int, n_twins: int, seed: int = 0):
     return rows, hashes
 
 
-@pytest.mark.parametrize("n_original, n_twins", [(40, 20), (300, 150)])  # direct comparison, then the index
+@pytest.mark.parametrize("n_original, n_twins", [(40, 20), (300, 150)])  # below and above the old size switch (256)
 def test_one_task_done_many_times_keeps_every_distinct_run(n_original, n_twins):
-    from curation.ops import dedup
-
     rows, hashes = _same_task_rows(n_original, n_twins)
-    assert (len(rows) > dedup.SMALL_GROUP) is (n_original > 100)
     ctx = Context(FrameStore())
     ctx._hashes.update(hashes)
     kept = dedup_near(rows, ctx)
     assert [r.episode_id for r in kept] == [f"e{i}" for i in range(n_original)]
+
+
+def _chain_rows(n: int, seed: int = 1):
+    """One instruction done ``n`` times, each run's screens one bit away from the previous
+    run's at every step: a chain that drifts further than ``threshold`` bits."""
+    import numpy as np
+
+    rows, _ = _same_task_rows(n, 0, seed)
+    rng = np.random.default_rng(seed)
+    sig = [int(h) for h in rng.integers(0, 2**63, size=2)]
+    hashes = {}
+    for i, r in enumerate(rows):
+        sig = [h ^ (1 << int(rng.integers(64))) for h in sig]
+        for k, s in enumerate(r.steps):
+            hashes[s.frame_sha] = sig[k]
+    return rows, hashes
+
+
+def _kept_ids(rows, hashes, **params):
+    ctx = Context(FrameStore())
+    ctx._hashes.update(hashes)
+    return [r.episode_id for r in dedup_near(rows, ctx, **params)]
+
+
+def test_a_chain_of_257_keeps_what_a_chain_of_256_keeps():
+    rows, hashes = _chain_rows(257)
+    short, long = _kept_ids(rows[:256], hashes), _kept_ids(rows, hashes)
+    assert len(short) > 1  # the chain drifts: one kept run does not cover all of it
+    assert long[:len(short)] == short and len(long) - len(short) <= 1
+
+
+@pytest.mark.parametrize("extra", ["wait", "repeated_tap"])
+def test_an_extra_wait_or_a_repeated_tap_does_not_hide_a_repeat(extra):
+    from datalake.types import Action
+
+    rows, hashes = _same_task_rows(1, 1)
+    twin = rows[1]
+    first = twin.steps[0]
+    if extra == "wait":
+        a = Action("wait")
+        added = type(first)(index=0, frame_sha="loading", width=100, height=100, action_json=a.to_json(), action=a)
+        hashes["loading"] = 12345
+    else:
+        added = type(first)(**{**first.__dict__, "frame_sha": "again"})
+        hashes["again"] = hashes[first.frame_sha] ^ 1
+    twin.steps = [added, *twin.steps] if extra == "wait" else [first, added, *twin.steps[1:]]
+    twin.steps = [type(s)(**{**s.__dict__, "index": k}) for k, s in enumerate(twin.steps)]
+    twin.trajectory = tuple(twin.steps)
+    assert _kept_ids(rows, hashes) == ["e0"]
+
+
+def test_precision_and_recall_on_a_labelled_group_of_one_instruction():
+    from curation.neardup_cases import one_task, score
+
+    cases = one_task(3000, seed=3)
+    ctx = Context(FrameStore())
+    ctx._hashes.update(cases.hashes)
+    result = score(cases, dedup_near(cases.episodes, ctx))
+    assert result["repeats"] > 800 and result["precision"] == 1.0 and result["recall"] >= 0.99, result

@@ -151,3 +151,43 @@ def test_union_find_joins_a_long_path_in_one_component():
     n = 10_000
     pairs = np.column_stack([np.arange(n - 1), np.arange(1, n)])[::-1].copy()
     assert (nd._union_find(n, pairs) == 0).all()
+
+
+def greedy_reference(sigs: np.ndarray, threshold: int, need: int) -> list[int]:
+    """first_repeats by brute force: every row against every kept row."""
+    kept, out = [], []
+    for row in range(len(sigs)):
+        twin = next((k for k in kept if (np.bitwise_count(sigs[k] ^ sigs[row]) <= threshold).sum() >= need), -1)
+        out.append(twin)
+        if twin < 0:
+            kept.append(row)
+    return out
+
+
+@pytest.mark.parametrize("positions, need", [(1, 1), (4, 2), (6, 3), (12, 12)])
+def test_first_repeats_equals_brute_force_on_close_twins(positions, need):
+    rng = np.random.default_rng(positions)
+    originals = rng.integers(0, 2**63, size=(300, positions)).astype(np.uint64)
+    rows = []
+    for i in range(600):
+        if i % 2 and i > 2:  # a twin of an earlier original, 0-3 bits off at every position
+            base = originals[rng.integers(i // 2)].copy()
+            for p in range(positions):
+                for b in rng.choice(64, size=int(rng.integers(0, 4)), replace=False):
+                    base[p] ^= np.uint64(1) << np.uint64(b)
+            rows.append(base)
+        else:
+            rows.append(originals[i // 2])
+    sigs = np.array(rows, dtype=np.uint64)
+    assert nd.first_repeats(sigs, 8, need).tolist() == greedy_reference(sigs, 8, need)
+
+
+def test_first_repeats_of_a_prefix_are_the_prefix_of_first_repeats():
+    rng = np.random.default_rng(9)
+    sigs = rng.integers(0, 2**63, size=(1, 3)).astype(np.uint64).repeat(500, axis=0)
+    for i in range(1, 500):  # a drifting chain: one bit per row at every position
+        sigs[i] = sigs[i - 1] ^ (np.uint64(1) << rng.integers(0, 64, size=3).astype(np.uint64))
+    full = nd.first_repeats(sigs, 4, 3)
+    assert (full < 0).sum() > 10
+    for n in (100, 256, 257, 499):
+        assert nd.first_repeats(sigs[:n], 4, 3).tolist() == full[:n].tolist()

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from datasets import load_dataset
 
-from collectors import OraclePolicy
-from collectors.loop import run_all
+from collectors.collect import run_all
 from curation import workset
 from curation.build import curate
 from curation.errors import EmptySelection
@@ -20,6 +19,7 @@ from curation.pii import find_pii
 from curation.recipe import parse_recipe
 from datalake.lake import Lake
 from mockphone.phone import MockPhone
+from phones.episode import OraclePolicy
 from tests.curation.data import corpus, episode
 
 SFT = {"coords": "rel1000", "action_format": "json", "history": 4, "previous_screenshot": True, "thought": False}

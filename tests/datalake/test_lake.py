@@ -17,7 +17,7 @@ def count(lake, table):
 def test_init_creates_every_table_and_records_the_schema_version(lake):
     assert lake.meta["schema_version"] == S.SCHEMA_VERSION
     assert set(lake.info()["rows"]) == {"episodes", "steps", "frames", "annotations", "datasets", "models",
-                                        "quarantine", "evals", "tasksets", "import_parts"}
+                                        "quarantine", "evals", "tasksets", "import_parts", "webhook_inbox"}
     assert all(n == 0 for n in lake.info()["rows"].values())
 
 

@@ -211,3 +211,52 @@ def test_migrate_upgrades_a_v3_lake_with_the_import_parts_table(tmp_path):
     lake.append("import_parts", [{"dataset": "aitw", "episode_id": "aitw-x", "part": 0, "origin": "f",
                                   "locator": "record 0", "payload": b"raw", "created_at": S.now()}])
     assert lake.sql("SELECT part FROM import_parts").to_pylist() == [{"part": 0}]
+
+
+def write_v3_lake(path, episodes, annotations=()):
+    """A lake as phoneloop wrote it with schema v3 (before retractions, healed identities and the webhook inbox)."""
+    v3 = migrate.tables_at(3)
+    assert "webhook_inbox" not in v3 and "replaces" not in v3["annotations"].names
+    for name, schema in v3.items():
+        DeltaTable.create(f"{path}/tables/{name}", schema, name=name)
+    created, batch = S.now(), "3" * 32
+    eps = EpisodeWriter._episode_rows(list(episodes), batch, created).select(v3["episodes"].names)
+    steps = EpisodeWriter._step_rows(list(episodes), batch).select(v3["steps"].names)
+    frames = {s.observation.sha256: s.observation for ep in episodes for s in ep.steps}
+    write_deltalake(f"{path}/tables/frames", pa.Table.from_pylist([
+        {"sha256": sha, "png": obs.screenshot, "width": obs.size[0], "height": obs.size[1],
+         "nbytes": len(obs.screenshot), "created_at": created} for sha, obs in frames.items()], schema=v3["frames"]),
+        mode="append")
+    write_deltalake(f"{path}/tables/steps", steps.cast(v3["steps"]), mode="append")
+    write_deltalake(f"{path}/tables/episodes", eps.cast(v3["episodes"]), mode="append")
+    if annotations:
+        write_deltalake(f"{path}/tables/annotations", pa.Table.from_pylist(list(annotations), schema=v3["annotations"]),
+                        mode="append")
+    S.write_marker(str(path), 3)
+
+
+def test_migrate_upgrades_a_v3_lake_to_retractions_and_the_webhook_inbox(tmp_path):
+    path = tmp_path / "lake"
+    eps = [episode(0), episode(1)]
+    judged = verdict(eps[1], "failure")
+    write_v3_lake(path, eps, [judged])
+    lake = Lake.open(str(path))
+    assert lake.read_only and lake.schema_version == 3
+    assert lake.sql("SELECT count(*) AS n FROM webhook_inbox").to_pylist() == [{"n": 0}]
+    assert lake.sql("SELECT human_rejected FROM episodes_resolved WHERE episode_id = ?",
+                    [eps[1].episode_id]).to_pylist() == [{"human_rejected": True}]
+    report = migrate.migrate(str(path))
+    assert (report.from_version, report.to_version) == (3, S.SCHEMA_VERSION)
+    assert "webhook_inbox: create table" in report.steps and "annotations: add replaces" in report.steps
+    lake = Lake.open(str(path))
+    assert not lake.read_only
+    assert lake.sql("SELECT annotation_id, replaces FROM annotations").to_pylist() == [
+        {"annotation_id": judged["annotation_id"], "replaces": None}]
+    lake.append("annotations", [{**judged, "annotation_id": "retraction-1", "status": "retracted",
+                                 "replaces": judged["annotation_id"], "created_at": S.now()}])
+    assert lake.sql("SELECT human_rejected FROM episodes_resolved WHERE episode_id = ?",
+                    [eps[1].episode_id]).to_pylist() == [{"human_rejected": False}]
+    lake.append("webhook_inbox", [{"delivery_id": "d1", "kind": "received", "source": "label-studio",
+                                   "payload": b"{}", "created_at": S.now()}])
+    assert lake.sql("SELECT delivery_id, kind FROM webhook_inbox").to_pylist() == [{"delivery_id": "d1",
+                                                                                    "kind": "received"}]

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from collectors.loop import OraclePolicy, run_episode
 from datalake.types import Action
 from datalake.uitree import parse_ui_tree
 from mockphone import fonts, i18n
@@ -18,6 +17,7 @@ from mockphone.phone import MockPhone
 from mockphone.tasks import invariants
 from mockphone.tasks.instructions import ZH
 from mockphone.tasks.registry import REGISTRY
+from phones.episode import OraclePolicy, run_episode
 
 TOFU = "\U0010fffd"  # a private-use code point no font has: what the font draws for a missing glyph
 

@@ -35,14 +35,13 @@ def fuzz_report():
 
 
 def test_collateral_damage_fuzzer_finds_no_fooled_verifier(fuzz_report):
-    print(f"\ncollateral-damage fuzzer: {fuzz_report.pairs} pairs, {fuzz_report.damaged} damaged, "
-          f"{fuzz_report.unchanged} unchanged, {fuzz_report.inside} inside the allowed set")
+    print(f"\ncollateral-damage fuzzer: {fuzz_report.to_dict()}")
     assert fuzz_report.failures == []
 
 
-def test_fuzzer_exercised_both_outcomes(fuzz_report):
-    assert fuzz_report.pairs == len(NAMES) * len(SEEDS) * 2
-    assert fuzz_report.damaged > 50 and fuzz_report.unchanged > 50
+def test_fuzzer_pairs_mostly_change_state_and_damage_is_decided_without_the_verifier(fuzz_report):
+    assert fuzz_report.pairs >= 0.9 * len(NAMES) * len(SEEDS) * 2  # a draw that changed nothing is drawn again
+    assert fuzz_report.changed_share > 0.5 and fuzz_report.damaged > 0.9 * fuzz_report.pairs
 
 
 class _LeakyVerifier(Task):

@@ -11,7 +11,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from websockets.sync.client import connect
 
 from mockphone.openenv_app import SESSION_HEADER
-from mockphone.openenv_env import make_app
+from mockphone.openenv_app import make_app
 from mockphone.tools import specs
 from tests.mockphone.served import env_server
 

@@ -73,7 +73,7 @@ def test_only_client_models_failing_are_422s_a_server_models_failure_is_a_500():
     from fastapi.testclient import TestClient
     from pydantic import BaseModel
 
-    from mockphone.openenv_env import make_app
+    from mockphone.openenv_app import make_app
 
     class Internal(BaseModel):
         n: int

@@ -4,7 +4,8 @@ from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_
 
 from datalake.lake import Lake  # noqa: E402
 from mockphone.adb import VirtualAdbServer  # noqa: E402
-from rollout.runner import RolloutSpec, rollout  # noqa: E402
+from rollout.runner import rollout  # noqa: E402
+from rollout.spec import RolloutSpec  # noqa: E402
 
 
 def test_oracle_rollout_over_adb_is_verified_on_the_virtual_devices(lake):

@@ -5,12 +5,12 @@ import json
 from pathlib import Path
 from dataclasses import replace
 
-from collectors.loop import run_episode
 from datalake.lake import Lake
 from datalake.types import Action
 from mockphone.phone import MockPhone
 from mockphone.tasks import registry
 from mockphone.tasks.oracle import solve
+from phones.episode import run_episode
 from rollout.corrections import ORACLE_ORIGIN, correct, corrections_for, oracle_correction
 
 TASK = "ClockAddAlarm"  # open the clock, add, hour, minute, save: five oracle steps
@@ -114,10 +114,10 @@ def test_a_persons_correction_off_the_oracle_path_is_replayed_and_the_oracle_res
 def test_the_dataset_diff_counts_the_new_instances_and_corrected_episodes_a_round_adds(lake, tmp_path):
     from typer.testing import CliRunner
 
-    from collectors.loop import OraclePolicy
     from curation.build import curate
     from curation.recipe import load_recipe
     from phoneloop.cli import app
+    from phones.episode import OraclePolicy
 
     phone = MockPhone()
     demo = run_episode(phone, OraclePolicy.factory(phone, registry.get(TASK)(seed=0)), registry.get(TASK)(seed=0),

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from datalake.lake import Lake
 from phoneloop.cli import app
 from rollout.eval import evaluate, paired
-from rollout.runner import RolloutSpec
+from rollout.spec import RolloutSpec
 from tests.rollout.chat_server import ChatServer
 
 TAP = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 500]}}\n</tool_call>'
@@ -61,11 +61,12 @@ def test_an_eval_with_a_policy_that_cannot_run_exits_non_zero_and_names_it(lake)
 
 
 def test_an_eval_episode_never_appears_in_a_dataset_built_by_the_shipped_recipes(lake):
-    from collectors import OraclePolicy, collect
+    from collectors.collect import collect
     from curation.build import curate
     from curation.recipe import load_recipe
     from mockphone.phone import MockPhone
     from phoneloop.loop import ROOT
+    from phones.episode import OraclePolicy
 
     phone = MockPhone()
     collect(lake, phone, OraclePolicy.factory, ["SettingsWifiOn", "ClockAddAlarm", "NotesCreate"], seeds=[0])

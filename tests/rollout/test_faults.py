@@ -7,7 +7,8 @@ from tests.adb.helpers import free_port  # noqa: F401  (sets ANDROID_ADB_SERVER_
 from datalake.lake import Lake  # noqa: E402
 from mockphone.adb import VirtualAdbServer  # noqa: E402
 from rollout.policies import PolicyOptions  # noqa: E402
-from rollout.runner import RolloutSpec, jobs_for, rollout  # noqa: E402
+from rollout.runner import rollout  # noqa: E402
+from rollout.spec import RolloutSpec, jobs_for  # noqa: E402
 from tests.rollout.chat_server import ChatServer  # noqa: E402
 
 TAP = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 500]}}\n</tool_call>'

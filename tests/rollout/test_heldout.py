@@ -13,7 +13,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from collectors import OraclePolicy, collect
+from collectors.collect import collect
 from curation.build import curate
 from curation.recipe import parse_recipe
 from datalake import tasksets
@@ -21,6 +21,7 @@ from datalake.lake import Lake
 from mockphone.phone import MockPhone
 from mockphone.tasks import instances, registry
 from phoneloop.cli import app
+from phones.episode import OraclePolicy
 from training.registry import ModelEntry, register_model
 from training.tiny import tiny_model
 

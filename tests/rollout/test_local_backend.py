@@ -6,7 +6,8 @@ import os
 import signal
 import threading
 
-from rollout.backends import LocalBackend, Pool
+from fleet.backends import LocalBackend
+from fleet.pool import Pool
 
 TARGET = "tests.rollout.pool_workers:chatty"
 

@@ -6,7 +6,7 @@ import pytest
 from datalake.lake import Lake
 from phoneloop.loop import Loop, LoopConfig
 from rollout.heldout import EvalOverlap
-from rollout.runner import jobs_for
+from rollout.spec import jobs_for
 
 CONFIG = {"name": "r", "collect": {"tasks": "ClockAddAlarm", "seeds": [0]},
           "rollout": {"tasks": "ClockAddAlarm,SettingsWifiOn", "phones": "mock:1", "episodes": 2, "seed": 10},

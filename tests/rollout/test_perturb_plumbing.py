@@ -11,7 +11,8 @@ from phoneloop.cli import app
 from phoneloop.loop import LoopConfig, LoopConfigError
 from rollout.errors import PhonesSpecError
 from rollout.eval import evaluate
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec
 
 runner = CliRunner()
 

@@ -16,9 +16,10 @@ import ray
 from typer.testing import CliRunner
 
 from datalake.lake import Lake
-from rollout.errors import RolloutError
+from fleet.errors import BadBackend
 from phoneloop.cli import app
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec
 from tests.adb.conftest import server  # noqa: F401  (the virtual adb server fixture)
 from tests.factory import ray_seeing_phones
 
@@ -65,7 +66,7 @@ def test_a_killed_actor_loses_no_finished_episode_and_its_jobs_move(ray_cluster,
 
     report = rollout(lake.uri, spec, progress=kill_one)
     assert killed and report.worker_deaths == 1
-    from rollout.runner import jobs_for
+    from rollout.spec import jobs_for
 
     expected = len(jobs_for(spec))
     rows = Lake.open(lake.uri).sql("SELECT task, json_extract(meta_json, '$.seed')::INT AS seed FROM episodes "
@@ -76,11 +77,12 @@ def test_a_killed_actor_loses_no_finished_episode_and_its_jobs_move(ray_cluster,
 
 def test_an_unreachable_ray_address_is_a_clear_error(tmp_path):
     lake = Lake.init(tmp_path / "lake")
-    code = ("import sys; from rollout.runner import RolloutSpec, rollout; from rollout.errors import RolloutError\n"
+    code = ("import sys; from rollout.runner import rollout; from rollout.spec import RolloutSpec\n"
+            "from fleet.errors import BackendUnavailable\n"
             "try:\n"
             f"    rollout({lake.uri!r}, RolloutSpec(policy='oracle', tasks={TASKS!r}, phones='mock:1', backend='ray',"
             " address='127.0.0.1:9'))\n"
-            "except RolloutError as exc:\n    print('ERR', exc); sys.exit(3)\n")
+            "except BackendUnavailable as exc:\n    print('ERR', exc); sys.exit(3)\n")
     env = {**os.environ, "RAY_ADDRESS": ""}
     start = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -90,7 +92,7 @@ def test_an_unreachable_ray_address_is_a_clear_error(tmp_path):
 
 def test_local_backend_refuses_an_address(tmp_path):
     lake = Lake.init(tmp_path / "lake")
-    with pytest.raises(RolloutError, match="--address is for --backend ray"):
+    with pytest.raises(BadBackend, match="--address is for --backend ray"):
         rollout(lake.uri, RolloutSpec(policy="oracle", tasks=TASKS, phones="mock:1", address="auto"))
 
 

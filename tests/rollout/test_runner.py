@@ -8,7 +8,8 @@ from datalake.lake import Lake
 from rollout.errors import PhonesSpecError, PolicyError
 from rollout.eval import evaluate, wilson
 from rollout.policies import ModelPolicy, PolicyOptions, RandomPolicy, make_policy, openai_generate
-from rollout.runner import RolloutSpec, parse_phones, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec, parse_phones
 from tests.rollout.chat_server import ChatServer
 
 TAP_CENTRE = '<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [500, 500]}}\n</tool_call>'

@@ -17,7 +17,8 @@ from datalake.lake import Lake
 from phoneloop.cli import app
 from rollout.errors import LakeWriteFailed
 from rollout.policies import PolicyOptions
-from rollout.runner import RolloutSpec, jobs_for, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec, jobs_for
 from rollout.worker import WRITE_EVERY, work
 from tests.rollout.chat_server import ChatServer
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import queue
 import threading
 
-from rollout.runner import RolloutReport, RolloutSpec, _schedule
+from rollout.runner import RolloutReport, _schedule
+from rollout.spec import RolloutSpec
 
 
 class ThreadBackend:

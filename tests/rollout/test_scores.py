@@ -11,7 +11,8 @@ from annotate import push
 from datalake.lake import Lake
 from rollout.errors import PolicyError
 from rollout.policies import PolicyOptions, openai_generate
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec
 from tests.rollout.chat_server import ChatServer
 
 PROMPT = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]

@@ -1,5 +1,5 @@
 """`collect run` schedules through one code path whatever the backend: the local farm's
-threads and the Ray farm's actors are both driven by ``rollout.backends.Pool``, take the
+threads and the Ray farm's actors are both driven by ``fleet.pool.Pool``, take the
 same decisions on the same drop-out, and leave the same episodes in the lake."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import ray
 
 from collectors.farm import collect_on_devices
 from datalake.lake import Lake
-from rollout import backends
+from fleet import pool
 from tests.adb.conftest import server  # noqa: F401  (the virtual adb server fixture)
 from tests.factory import ray_seeing_phones
 
@@ -30,7 +30,7 @@ def decisions(monkeypatch):
     """Every Pool this test makes, and what it decided: the jobs it handed back to the queue
     and the job-ending messages it counted (the real methods run; this only records)."""
     log: dict[str, list] = {"pools": [], "requeued": [], "ended": []}
-    init, requeue, receive = backends.Pool.__init__, backends.Pool.requeue, backends.Pool._receive
+    init, requeue, receive = pool.Pool.__init__, pool.Pool.requeue, pool.Pool._receive
 
     def recording_init(self, backend, kind, phones, todo, args, **kw):
         log["pools"].append((type(backend).__name__, kind, len(phones), len(todo), kw))
@@ -46,9 +46,9 @@ def decisions(monkeypatch):
             log["ended"].append((message["kind"], job["task"], job["seed"], job["attempts"]))
         receive(self, message, handle)
 
-    monkeypatch.setattr(backends.Pool, "__init__", recording_init)
-    monkeypatch.setattr(backends.Pool, "requeue", recording_requeue)
-    monkeypatch.setattr(backends.Pool, "_receive", recording_receive)
+    monkeypatch.setattr(pool.Pool, "__init__", recording_init)
+    monkeypatch.setattr(pool.Pool, "requeue", recording_requeue)
+    monkeypatch.setattr(pool.Pool, "_receive", recording_receive)
     return log
 
 

@@ -15,7 +15,7 @@ import pytest
 import ray
 
 from mockphone.phone import MockPhone
-from rollout.backends import SERVED, ActorGenerate, serve_policy
+from rollout.served import SERVED, ActorGenerate, serve_policy
 from rollout.model_server import ModelServer, load_model
 
 WAIT_S = 120  # every wait below ends by itself; none is a timing assertion

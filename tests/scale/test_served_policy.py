@@ -12,9 +12,10 @@ from PIL import Image
 
 from datalake.lake import Lake
 from mockphone.phone import MockPhone
-from rollout.backends import SERVED, ActorGenerate, serve_policy
 from rollout.policies import PolicyOptions
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.served import SERVED, ActorGenerate, serve_policy
+from rollout.spec import RolloutSpec
 
 
 @pytest.fixture(scope="module")

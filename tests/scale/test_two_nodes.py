@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from datalake.lake import Lake
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec
 from tests.scale.ray_nodes import ENV, RayNodes
 
 pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out

@@ -2,7 +2,8 @@
 
 import pytest
 
-from training.experiment import DEMO_TASKS, ExperimentConfig, evaluate, paired, random_actor, summary, wilson
+from mockphone.tasks.sets import DEMO_TASKS
+from training.experiment import ExperimentConfig, evaluate, paired, random_actor, summary, wilson
 
 pytestmark = pytest.mark.slow  # > 20 s on 2 cores: `scripts/test.sh -m "not slow"` leaves it out
 

@@ -10,7 +10,8 @@ from datalake.lake import Lake
 from mockphone.phone import MockPhone
 from rollout.model_server import ModelServer
 from rollout.policies import PolicyOptions, openai_generate
-from rollout.runner import RolloutSpec, rollout
+from rollout.runner import rollout
+from rollout.spec import RolloutSpec
 from training.infer import load_checkpoint
 
 

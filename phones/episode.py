@@ -1,4 +1,4 @@
-"""The one episode loop: every collector (oracle, agent, human-driven, rollout) produces episodes here.
+"""The one episode loop: every collector (oracle, agent, human-driven) and every rollout produces episodes here.
 
     episode = run_episode(phone, policy, task_or_instruction, seed=0, max_steps=30)
 
@@ -17,16 +17,16 @@ screen (a mock phone toasts the error), listed in ``meta["tool_errors"]``, and t
 
 A policy is any object with ``name``, ``source`` (the lake's episode source: agent,
 oracle, rollout, human) and ``act(instruction, observation, history) -> (Action, raw_text)``.
+``collectors`` (collection into the lake) and ``rollout`` (policies on phones) both run it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
-from collectors.errors import CollectorError, DeviceOffline, EpisodeAborted
-from collectors.phone import Phone, is_verifiable
 from datalake.types import Action, Episode, Observation, Step
+from phones.errors import DeviceOffline, EpisodeAborted
+from phones.protocol import Phone, is_verifiable
 
 
 class Policy(Protocol):
@@ -138,67 +138,7 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
     )
 
 
-@dataclass
-class CollectReport:
-    """What a collection run produced: episodes written, outcomes, and episodes that could not run."""
-
-    episodes: int = 0
-    outcomes: dict[str, int] = field(default_factory=dict)
-    written: int = 0
-    skipped: int = 0
-    quarantined: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    def count(self, episode: Episode) -> None:
-        self.episodes += 1
-        self.outcomes[episode.outcome] = self.outcomes.get(episode.outcome, 0) + 1
-
-    def merge_write(self, report: Any) -> None:
-        self.written += report.written
-        self.skipped += report.skipped
-        self.quarantined += report.quarantined
-        self.errors.extend(report.reasons)
-
-
-def run_all(phone: Phone, policy_factory: PolicyFactory, tasks: Iterable[Any], *, seeds: Iterable[int] = (0,),
-            max_steps: int = 30) -> tuple[list[Episode], list[str]]:
-    """One episode per (task, seed); returns the episodes and the reasons of those that could not run."""
-    episodes: list[Episode] = []
-    errors: list[str] = []
-    seeds = list(seeds)
-    for item in tasks:
-        for seed in seeds:
-            task = _instantiate(item, seed)
-            try:
-                policy = policy_factory(phone, task)
-                episodes.append(run_episode(phone, policy, task if task is not None else item, seed=seed,
-                                            max_steps=max_steps))
-            except (EpisodeAborted, CollectorError) as exc:  # a bad dump or screenshot: nothing half-written
-                errors.append(f"{getattr(task, 'name', lambda: item)()} seed {seed}: {exc}")
-    return episodes, errors
-
-
-def collect(lake: Any, phone: Phone, policy_factory: PolicyFactory, tasks: Iterable[Any], *,
-            seeds: Iterable[int] = (0,), max_steps: int = 30) -> CollectReport:
-    """Run episodes and write them to ``lake`` (a Lake or a URI) in one batch; invalid ones are quarantined."""
-    episodes, errors = run_all(phone, policy_factory, tasks, seeds=seeds, max_steps=max_steps)
-    return write(lake, episodes, errors)
-
-
-def write(lake: Any, episodes: list[Episode], errors: Iterable[str] = ()) -> CollectReport:
-    """Write collected episodes through the lake API (validation and quarantine happen there)."""
-    from datalake.lake import Lake
-
-    report = CollectReport(errors=list(errors))
-    for ep in episodes:
-        report.count(ep)
-    if episodes:
-        target = lake if isinstance(lake, Lake) else Lake.open(str(lake))
-        report.merge_write(target.write_episodes(episodes, origin="collect"))
-    return report
-
-
-def _instantiate(item: Any, seed: int) -> Any:
+def instantiate(item: Any, seed: int) -> Any:
     """A task instance from a task class, a registered name, or an instance; None for a plain instruction."""
     from mockphone.tasks import registry
 

@@ -12,7 +12,7 @@ dumps agree around the screenshot. Screen size, density and rotation are read on
 
 act: tap/double_tap (``input tap``), long_press (a zero-distance ``input swipe`` held
 ``duration_ms``, default 800), swipe, scroll (a swipe through the element or the screen
-centre, the finger moving against ``direction``), input_text (see ``collectors.text``;
+centre, the finger moving against ``direction``), input_text (see ``phones.text``;
 ``clear`` deletes the focused field's text with DEL keys first), key, open_app
 (``monkey -p`` with the package, resolved from a label through ``apps``, a common-app
 table or ``pm list packages``), wait (``sleep`` on the device), shell. answer, ask_user
@@ -35,8 +35,8 @@ import adbutils
 from adbutils import AdbClient, AdbConnection
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
-from collectors import text as typing_
-from collectors.errors import (
+from phones import text as typing_
+from phones.errors import (
     AdbServerUnreachable, BadScreenshot, BadUITree, DeviceNotFound, DeviceOffline, DeviceUnauthorized,
     UnsupportedAction,
 )

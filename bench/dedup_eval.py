@@ -57,9 +57,9 @@ def to_row(episode, store: FrameStore) -> EpisodeRow:
 
 def labelled_pairs(seeds: int = 6, tasks: tuple[str, ...] = TASKS) -> tuple[list[Pair], FrameStore]:
     """True and false pairs from ``seeds`` seeds of each task (see the module docstring)."""
-    from collectors import OraclePolicy
-    from collectors.loop import run_all
+    from collectors.collect import run_all
     from mockphone.phone import MockPhone
+    from phones.episode import OraclePolicy
 
     store = FrameStore()
     plain, _ = run_all(MockPhone(seed=0), OraclePolicy.factory, list(tasks), seeds=range(seeds))
@@ -99,11 +99,11 @@ def rerun(episode, *, tries: int = 3, first_phone_seed: int = 1):
     without perturbations on odd ones, phone seeds from
     ``first_phone_seed``. The first run whose oracle did the same thing (same actions,
     texts and target elements), or None."""
-    from collectors import OraclePolicy
-    from collectors.loop import run_all
+    from collectors.collect import run_all
     from mockphone.layout import Display
     from mockphone.perturb import Perturbations
     from mockphone.phone import MockPhone
+    from phones.episode import OraclePolicy
 
     for k in range(tries):
         perturbations = Perturbations.realistic() if k % 2 == 0 else None  # realistic, else none at all

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import shlex
 
-from collectors.errors import UntypeableText
+from phones.errors import UntypeableText
 
 ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
 

@@ -1,4 +1,4 @@
-"""The Phone protocol: what every phone a collector drives must offer.
+"""The Phone protocol: what every phone a collector or a rollout drives must offer.
 
 ``MockPhone`` satisfies it without importing this module, and so does ``AdbPhone``:
 

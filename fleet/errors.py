@@ -1,0 +1,19 @@
+"""Errors of the execution layer (backends, pools), named for the condition they report."""
+
+
+class FleetError(Exception):
+    """Base class for every error the fleet package raises on purpose."""
+
+
+class BadBackend(FleetError, ValueError):
+    """A --backend / --address pair that names no backend, or an address the backend does not take."""
+
+
+class BackendUnavailable(FleetError):
+    """A backend that cannot start here: its package is missing, or its cluster does not answer."""
+
+
+class QueuesLost(FleetError):
+    """The process serving a local pool's job and result queues (its ``multiprocessing`` manager) died
+    mid-pass. The workers notice too: each writes what it finished and stops; the caller may rerun,
+    on a fresh pool, whatever the lake lacks."""
