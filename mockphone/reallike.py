@@ -4,7 +4,7 @@ A real-like phone is a :class:`MockPhone` with the ``realish`` skin (another scr
 fonts, status bar and gesture bar: :mod:`mockphone.skin`), the ``real-like`` perturbation profile
 (permission dialogs, logins, ads, slow loads, network errors at real-like rates), served over the
 virtual adb server with real-like latencies (a screencap ~0.8 s, a dump ~1.2 s, 0.3 s transitions,
-late grabs). A collector or a rollout drives it through ``collectors.adb_phone.AdbPhone``, so it
+late grabs). A collector or a rollout drives it through ``phones.adb_phone.AdbPhone``, so it
 sees pixels, the UI dump and nothing else: no verifier, no state. Rewards on such a phone come
 from an outcome judge (``rollout.judge``) or a person, as on a real phone.
 

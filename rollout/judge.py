@@ -184,6 +184,10 @@ def norm(text: str | None) -> str:
 
 
 def _ending(actions: Sequence[Action]) -> Action | None:
+    """The first ``terminate`` (only it ends the episode), else the last action that is not a wait."""
+    for a in actions:
+        if a.type == "terminate":
+            return a
     for a in reversed(actions):
         if a.type != "wait":
             return a
@@ -240,6 +244,8 @@ def _infeasible(actions: Sequence[Action], ending: Action | None) -> Verdict:
         len(answers) == 1 and GIVE_UP.search(answers[0].text or "") is not None)
     if not gave_up:
         return Verdict("failure", "did not say the task cannot be done", "infeasible")
+    if any(GIVE_UP.search(a.text or "") is None for a in answers):
+        return Verdict("failure", "an answer claims it was done", "infeasible")
     if typed:
         return Verdict("unknown", "gave up, but typed first (a substitute may have been made)", "infeasible")
     committed = _committed(actions)
@@ -344,7 +350,7 @@ def _generic_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], fa
     if not values:
         return Verdict("unknown", "no text parameter to look for on the final screen", family)
     params = [norm(str(v)) for v in task.params.values() if str(v).strip()]
-    foreign = [t for t in _typed(actions) if not any(norm(t) in p or p in norm(t) for p in params)]
+    foreign = [t for t in _typed(actions) if not any(norm(t) in p for p in params)]
     if foreign:  # e.g. the same done a second time, for another target
         return Verdict("unknown", f"typed {foreign[0]!r}, which is none of the task's parameters", family)
     for v in values:

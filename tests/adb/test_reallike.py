@@ -7,7 +7,7 @@ import time
 
 from tests.adb.helpers import free_port
 
-from collectors.adb_phone import AdbPhone  # noqa: E402
+from phones.adb_phone import AdbPhone  # noqa: E402
 
 QUICK = ["--capture-latency", "0", "--dump-latency", "0", "--transition", "0", "--slow-grabs", "0",
          "--grab-jitter", "0"]

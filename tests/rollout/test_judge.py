@@ -8,7 +8,7 @@ import pytest
 
 import tests.adb.helpers  # noqa: F401,E402  (points adbutils away from a real adb server first)
 
-from collectors.adb_phone import AdbPhone  # noqa: E402
+from phones.adb_phone import AdbPhone  # noqa: E402
 from datalake.types import Action, Observation  # noqa: E402
 from mockphone import reallike  # noqa: E402
 from mockphone.tasks import registry  # noqa: E402
@@ -51,6 +51,10 @@ def _rewind(name: str, seed: int):
         for package, app in phone.apps.items():
             app.state = copy.deepcopy(twin.apps[package].state)
         phone.system = copy.deepcopy(twin.system)
+        if getattr(phone, "event_log", None) is not None:  # the episode's event log is state too: a fresh one
+            from mockphone.tasks import events
+
+            events.start(phone)
     return poison
 
 
@@ -153,7 +157,7 @@ def test_judge_precision_and_recall_against_the_hidden_verifier_stay_above_a_flo
 
 
 def test_a_collected_real_like_episode_has_no_verifier_and_is_judged_from_what_it_recorded(served):
-    from collectors.loop import run_episode
+    from phones.episode import run_episode
     from rollout.judge import judge_episode
 
     class Replay:  # the oracle's actions, solved on an in-process twin (the served phone's state stays unread)
