@@ -54,7 +54,8 @@ def icon(glyph: str, size: int, color: str) -> Image.Image:
         draw(d, big, _rgb(color))
     img = img.resize((size, size), Image.LANCZOS)
     if draw is None:  # no glyph: the first letter, as launchers show for unknown icons
-        ImageDraw.Draw(img).text((size / 2, size / 2), glyph[:1].upper(), font=fonts.font(int(size * 0.45), True),
+        ImageDraw.Draw(img).text((size / 2, size / 2), glyph[:1].upper(),
+                                 font=fonts.font(int(size * 0.45), True, fonts.DEFAULT_FAMILY),
                                  fill="#ffffff", anchor="mm")
     return img
 
@@ -241,7 +242,8 @@ def avatar(name: str, size: int) -> Image.Image:
     img = Image.new("RGBA", (big, big), (0, 0, 0, 0))
     ImageDraw.Draw(img).ellipse((0, 0, big - 1, big - 1), fill=_rgb(PALETTE[h[0] % len(PALETTE)]) + (255,))
     img = img.resize((size, size), Image.LANCZOS)
-    ImageDraw.Draw(img).text((size / 2, size / 2), initials(name), font=fonts.font(int(size * 0.4), True),
+    ImageDraw.Draw(img).text((size / 2, size / 2), initials(name),
+                             font=fonts.font(int(size * 0.4), True, fonts.DEFAULT_FAMILY),
                              fill="#ffffff", anchor="mm")
     return img
 

@@ -10,8 +10,11 @@ font objects (:func:`font_for`), so wrapped lines match what is drawn.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 from functools import lru_cache
+from typing import Iterator
 
 from PIL import ImageFont
 
@@ -24,9 +27,34 @@ _CJK = (("/usr/share/fonts/opentype/noto/NotoSansCJK-{w}.ttc", 2),
         ("/usr/share/fonts/truetype/arphic/uming.ttc", 0))
 
 
-@lru_cache(maxsize=64)
-def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+# Latin font families a skin can pick (mockphone.skin): file stem of the regular and the bold face
+FAMILIES = {"sans": ("DejaVuSans", "DejaVuSans-Bold"),
+            "condensed": ("DejaVuSansCondensed", "DejaVuSansCondensed-Bold")}
+DEFAULT_FAMILY = "sans"
+_FAMILY: contextvars.ContextVar[str] = contextvars.ContextVar("mockphone_font_family", default=DEFAULT_FAMILY)
+
+
+@contextlib.contextmanager
+def family(name: str) -> Iterator[None]:
+    """Lay out and draw with font family ``name`` inside the block (a phone's skin sets it around compose and
+    paint; every cache below is keyed by the family, so phones of two skins in one process never mix)."""
+    if name not in FAMILIES:
+        raise ValueError(f"unknown font family {name!r} (known: {', '.join(sorted(FAMILIES))})")
+    token = _FAMILY.set(name)
+    try:
+        yield
+    finally:
+        _FAMILY.reset(token)
+
+
+def font(size: int, bold: bool = False, family_name: str | None = None) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The Latin font at ``size`` px of ``family_name`` (default: the current family, see :func:`family`)."""
+    return _font(size, bold, family_name or _FAMILY.get())
+
+
+@lru_cache(maxsize=128)
+def _font(size: int, bold: bool, family_name: str) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    name = FAMILIES[family_name][1 if bold else 0] + ".ttf"
     path = os.path.join(_DEJAVU, name)
     if os.path.exists(path):
         return ImageFont.truetype(path, size)
@@ -48,13 +76,17 @@ def font_for(value: str, size: int, bold: bool = False) -> ImageFont.FreeTypeFon
     return cjk_font(size, bold) if has_cjk(value) else font(size, bold)
 
 
-@lru_cache(maxsize=4096)
 def text_width(value: str, size: int, bold: bool = False) -> int:
     """Width in px of ``value`` on one line; of its widest line when it has line breaks (Pillow's
     ``getlength`` with libraqm raises on them)."""
+    return _text_width(value, size, bold, _FAMILY.get())
+
+
+@lru_cache(maxsize=4096)
+def _text_width(value: str, size: int, bold: bool, family_name: str) -> int:
     lines = value.splitlines()
     if len(lines) > 1 or (lines and lines[0] != value):
-        return max(text_width(line, size, bold) for line in lines)
+        return max(_text_width(line, size, bold, family_name) for line in lines)
     return int(font_for(value, size, bold).getlength(value))
 
 
@@ -82,10 +114,14 @@ def _tokens(paragraph: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=2048)
 def wrap(value: str, size: int, width: int, bold: bool = False) -> tuple[str, ...]:
     """Greedy wrap to ``width`` px: between words and between any two CJK characters; explicit
     newlines are kept; a word wider than the line is cut (nothing else is)."""
+    return _wrap(value, size, width, bold, _FAMILY.get())
+
+
+@lru_cache(maxsize=2048)
+def _wrap(value: str, size: int, width: int, bold: bool, family_name: str) -> tuple[str, ...]:
     lines: list[str] = []
     for paragraph in one_newline(value).split("\n"):
         if text_width(paragraph, size, bold) <= width:  # most labels: one line, no token-by-token measuring

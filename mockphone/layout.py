@@ -29,8 +29,17 @@ class Display:
     width: int = 1080
     height: int = 2400
     dpi: int = 420
+    # system-bar and layout metrics in dp (a skin changes them: mockphone.skin)
+    status_dp: int = 24
+    nav_dp: int = 48  # 48: three-button navigation; a gesture bar is thinner
+    appbar_dp: int = 56
+    gutter_dp: int = 0  # extra horizontal inset of an app's body (a layout offset)
 
     def __post_init__(self) -> None:
+        for name in ("status_dp", "nav_dp", "appbar_dp", "gutter_dp"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 120:
+                raise ValueError(f"Display.{name} must be an integer 0..120 dp, got {value!r}")
         for name in ("width", "height", "dpi"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
@@ -47,11 +56,11 @@ class Display:
 
     @property
     def status_h(self) -> int:
-        return self.dp(24)
+        return self.dp(self.status_dp)
 
     @property
     def nav_h(self) -> int:
-        return self.dp(48)
+        return self.dp(self.nav_dp)
 
     @property
     def keyboard_h(self) -> int:
@@ -227,7 +236,7 @@ def layout_view(d: Display, view: View, pkg: str, area: Bounds, scroll: int, foc
     """Lay out a whole app view inside ``area``; returns the app's root node."""
     x1, y1, x2, y2 = area
     root = Node("android.widget.FrameLayout", area, pkg, "app_root", rid="content")
-    bar = _app_bar(d, view, pkg, (x1, y1, x2, y1 + d.dp(56)))
+    bar = _app_bar(d, view, pkg, (x1, y1, x2, y1 + d.dp(d.appbar_dp)))
     root.children.append(bar)
     foot_top = y2
     footer_nodes = []
@@ -247,6 +256,7 @@ def layout_view(d: Display, view: View, pkg: str, area: Bounds, scroll: int, foc
 
 def _body(d: Display, widgets: tuple[Widget, ...], pkg: str, box: Bounds, scroll: int, focus: str | None) -> Node:
     x1, y1, x2, y2 = box
+    x1, x2 = x1 + d.dp(d.gutter_dp), x2 - d.dp(d.gutter_dp)
     margin = {"button": 16, "edit": 16, "row": 16, "slider": 0, "image": 16}
     placed: list[Node] = []
     y = y1 + d.dp(8)

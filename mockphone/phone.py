@@ -18,7 +18,8 @@ from typing import Any, Callable
 import numpy as np
 
 from datalake.types import Action, Device, Observation
-from mockphone import gestures, i18n, shell, tools, uixml
+from mockphone import fonts, gestures, i18n, shell, tools, uixml
+from mockphone import skin as skins
 from mockphone.frames import FrameCache
 from mockphone.apps import default_apps
 from mockphone.apps.base import App
@@ -26,6 +27,7 @@ from mockphone.errors import PhoneClosed, UnknownApp
 from mockphone.gestures import ActResult
 from mockphone.layout import Display, Node
 from mockphone.navigation import Navigator
+from mockphone.skin import Skin
 from mockphone.screen import LAUNCHER, SYSTEMUI, compose
 from mockphone.system import SystemState
 from mockphone.widgets import Page, View
@@ -46,14 +48,16 @@ class RawObservation:
 class MockPhone:
     """A simulated phone. ``perturbations``: a :class:`mockphone.perturb.Perturbations`, a profile name
     (``none``, ``light``, ``real-like``, ``heavy``), a profile YAML path, or None. ``locale``: ``en-US``
-    or ``zh-CN`` (every visible string of the system and the apps, see :mod:`mockphone.i18n`)."""
+    or ``zh-CN`` (every visible string of the system and the apps, see :mod:`mockphone.i18n`). ``skin``:
+    ``stock`` (default) or ``realish``, the look (:mod:`mockphone.skin`); ``display`` overrides its screen."""
 
     kind = "mock"
 
     def __init__(self, seed: int = 0, display: Display | None = None, apps: list[type[App]] | None = None,
-                 perturbations: Any = None, locale: str = i18n.DEFAULT) -> None:
+                 perturbations: Any = None, locale: str = i18n.DEFAULT, skin: str | Skin | None = None) -> None:
         self.locale = i18n.check(locale)
-        self.display = display or Display()
+        self.skin = skins.get(skin)
+        self.display = display or self.skin.display
         self._app_classes = list(apps) if apps is not None else default_apps()
         if isinstance(perturbations, str):
             from mockphone.perturb import load_profile
@@ -116,7 +120,8 @@ class MockPhone:
     @property
     def root(self) -> Node:
         if self._root is None:
-            self._root = compose(self)
+            with fonts.family(self.skin.font):
+                self._root = compose(self)
         return self._root
 
     def ui_tree(self) -> str:
@@ -128,14 +133,18 @@ class MockPhone:
         """PNG bytes of the current screen (cached until the next action changes it)."""
         self._check_open()
         if self._png is None:
-            self._png = self._frames.png(self, self.root)
+            root = self.root
+            with fonts.family(self.skin.font):
+                self._png = self._frames.png(self, root)
         return self._png
 
     def pixels(self) -> np.ndarray:
         """The screen as a read-only ``(height, width, 3)`` uint8 array: no PNG, no copy (a view of the frame that
         keeps showing this screen after later steps; see ``mockphone.frames``)."""
         self._check_open()
-        return self._frames.pixels(self, self.root)
+        root = self.root
+        with fonts.family(self.skin.font):
+            return self._frames.pixels(self, root)
 
     def activity(self) -> str:
         nav = self.nav
@@ -146,7 +155,10 @@ class MockPhone:
     def device(self) -> Device:
         """The screen an episode on this phone records (``kind="mock"``)."""
         d = self.display
-        return Device(width=d.width, height=d.height, kind="mock", extra={"dpi": d.dpi, "seed": self.seed})
+        extra = {"dpi": d.dpi, "seed": self.seed}
+        if self.skin.name != "stock":
+            extra["skin"] = self.skin.name
+        return Device(width=d.width, height=d.height, kind="mock", extra=extra)
 
     def perturbation_meta(self) -> dict[str, Any]:
         """What an episode on this phone records as ``meta["perturbation"]``: profile name and seed."""

@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING, Callable
 from PIL import Image, ImageDraw, ImageFont
 
 from mockphone import art, fonts, i18n
+from mockphone.skin import STOCK
 from mockphone.layout import Node, line_h, text_size
 from mockphone.screen import KEY_ROWS
 
 if TYPE_CHECKING:
     from mockphone.phone import MockPhone
 
-LIGHT = {"bg": "#ffffff", "fg": "#202124", "muted": "#5f6368", "line": "#dadce0", "surface": "#f1f3f4",
-         "bar": "#f8f9fa", "card": "#ffffff", "bubble": "#e8eaed", "kb": "#e8eaed", "key": "#ffffff"}
-DARK = {"bg": "#121212", "fg": "#e8eaed", "muted": "#9aa0a6", "line": "#3c4043", "surface": "#202124",
-        "bar": "#000000", "card": "#2d2e30", "bubble": "#3c4043", "kb": "#202124", "key": "#3c4043"}
+LIGHT = dict(STOCK.light)  # the stock palettes (a phone's skin picks its own: mockphone.skin)
+DARK = dict(STOCK.dark)
 
 
 class Painter:
@@ -32,11 +31,16 @@ class Painter:
         self.d = phone.display
         self.img = img
         self.draw = ImageDraw.Draw(img)
-        self.c = DARK if phone.system.dark else LIGHT
+        self.skin = phone.skin
+        self.c = self.skin.dark if phone.system.dark else self.skin.light
 
     def accent(self, node: Node) -> str:
         app = self.phone.apps.get(node.package)
-        return app.color if app is not None else "#1a73e8"
+        return self.skin.accent(node.package, app.color) if app is not None else "#1a73e8"
+
+    def on_bar(self, node: Node) -> str:
+        """The colour of what an app bar shows: white on an accent bar, the accent on a surface bar."""
+        return "#ffffff" if self.skin.appbar == "accent" else self.accent(node)
 
     def text(self, xy: tuple[float, float], value: str, size: int, fill: str, bold: bool = False,
              anchor: str = "lm") -> None:
@@ -71,7 +75,7 @@ COMPRESS_LEVEL = 1  # zlib level of screenshots: fast, and what every cached fra
 
 
 def background(phone: MockPhone) -> str:
-    return DARK["bg"] if phone.system.dark else "#ffffff"
+    return phone.skin.dark["bg"] if phone.system.dark else phone.skin.light["bg"]
 
 
 def png(phone: MockPhone, root: Node) -> bytes:
@@ -131,20 +135,25 @@ def _fill(color_key: str) -> Callable[[Painter, Node], None]:
 
 
 def _appbar(p: Painter, n: Node) -> None:
-    p.draw.rectangle(n.bounds, fill=p.accent(n))
+    if p.skin.appbar == "accent":
+        p.draw.rectangle(n.bounds, fill=p.accent(n))
+        return
+    x1, y1, x2, y2 = n.bounds
+    p.draw.rectangle(n.bounds, fill=p.c["bar"])
+    p.draw.line((x1, y2 - 1, x2, y2 - 1), fill=p.c["line"], width=max(p.d.dp(1), 1))
 
 
 def _apptitle(p: Painter, n: Node) -> None:
-    p.text_in(n, p.d.dp(20), "#ffffff", bold=True)
+    p.text_in(n, p.d.dp(20), p.c["fg"] if p.skin.appbar == "surface" else "#ffffff", bold=True)
 
 
 def _up(p: Painter, n: Node) -> None:
     x1, y1, x2, y2 = n.bounds
     cx, cy, s = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(8)
-    w = max(p.d.dp(2), 2)
-    p.draw.line((cx - s, cy, cx + s, cy), fill="#ffffff", width=w)
-    p.draw.line((cx - s, cy, cx, cy - s), fill="#ffffff", width=w)
-    p.draw.line((cx - s, cy, cx, cy + s), fill="#ffffff", width=w)
+    w, ink = max(p.d.dp(2), 2), p.on_bar(n)
+    p.draw.line((cx - s, cy, cx + s, cy), fill=ink, width=w)
+    p.draw.line((cx - s, cy, cx, cy - s), fill=ink, width=w)
+    p.draw.line((cx - s, cy, cx, cy + s), fill=ink, width=w)
 
 
 def _action(p: Painter, n: Node) -> None:
@@ -152,7 +161,7 @@ def _action(p: Painter, n: Node) -> None:
         _capsule(p, n)
         return
     n2 = Node(n.cls, n.bounds, text=n.text or n.desc)
-    p.text_in(n2, p.d.dp(14), "#ffffff", bold=True, align="center")
+    p.text_in(n2, p.d.dp(14), p.on_bar(n), bold=True, align="center")
 
 
 def _capsule(p: Painter, n: Node) -> None:
@@ -342,6 +351,10 @@ def _spinner(p: Painter, n: Node) -> None:
 
 def _statusbar(p: Painter, n: Node) -> None:
     p.draw.rectangle(n.bounds, fill=p.c["bar"])
+    if p.skin.camera:  # a punch-hole camera in the middle of the bar
+        x1, y1, x2, y2 = n.bounds
+        cx, cy, r = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(7)
+        p.draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill="#000000")
 
 
 def _sysicon(p: Painter, n: Node) -> None:
@@ -364,6 +377,13 @@ def _navbar(p: Painter, n: Node) -> None:
     p.draw.rectangle(n.bounds, fill=p.c["bar"])
 
 
+def _nav_handle(p: Painter, n: Node) -> None:
+    """A gesture bar's handle: a short rounded pill."""
+    x1, y1, x2, y2 = n.bounds
+    cx, cy, half, h = (x1 + x2) // 2, (y1 + y2) // 2, p.d.dp(54), max(p.d.dp(4), 3)
+    p.draw.rounded_rectangle((cx - half, cy - h // 2, cx + half, cy + h // 2), radius=h // 2, fill=p.c["fg"])
+
+
 def _nav_glyph(shape: str):
     def draw(p: Painter, n: Node) -> None:
         x1, y1, x2, y2 = n.bounds
@@ -380,7 +400,7 @@ def _nav_glyph(shape: str):
 
 
 def _launcher(p: Painter, n: Node) -> None:
-    p.draw.rectangle(n.bounds, fill="#1f3a4d")
+    p.draw.rectangle(n.bounds, fill=p.skin.launcher)
 
 
 def _date(p: Painter, n: Node) -> None:
@@ -455,7 +475,8 @@ _DRAW: dict[str, Callable[[Painter, Node], None]] = {
     "item_title": _item_text(16, False), "item_subtitle": _item_text(14, True),
     "item_trailing": _item_text(14, True, align="right"), "statusbar": _statusbar, "clock": _item_text(14, False, True),
     "sysicon": _sysicon, "notif_dot": _dot, "navbar": _navbar, "nav_back": _nav_glyph("back"),
-    "nav_home": _nav_glyph("home"), "nav_recent_apps": _nav_glyph("recents"), "launcher": _launcher, "date": _date,
+    "nav_home": _nav_glyph("home"), "nav_recent_apps": _nav_glyph("recents"),
+    "nav_handle": _nav_handle, "launcher": _launcher, "date": _date,
     "app_icon": _app_icon, "keyboard": _keyboard, "toast": _toast, "heads_up": _heads_up, "scrim": _scrim,
     "dialog": _dialog,
     "dialog_title": _lines(20, False, True), "dialog_message": _lines(16, True, False), "dialog_button": _dialog_button,

@@ -46,7 +46,7 @@ def compose(phone: MockPhone) -> Node:
     if keyboard:
         root.children.append(Node("android.inputmethodservice.KeyboardView", (0, area_bottom, d.width, bottom),
                                   "com.google.android.inputmethod.latin", "keyboard", data={"hidden": True}))
-    root.children.append(nav_bar(d))
+    root.children.append(nav_bar(d, phone.skin.nav))
     if phone.nav.heads_up is not None and phone.nav.overlay is None:
         root.children.append(heads_up(d, phone.nav.heads_up))
     if phone.nav.toast_text:
@@ -85,10 +85,16 @@ def status_bar(phone: MockPhone) -> Node:
     return bar
 
 
-def nav_bar(d: Display) -> Node:
+def nav_bar(d: Display, style: str = "3button") -> Node:
+    """Back / Home / Overview buttons, or (``style="gesture"``) a gesture bar: one handle, no buttons
+    (home is a swipe up from it, back a swipe in from a side edge, as on a gesture-navigation phone)."""
     top = d.height - d.nav_h
     bar = Node("android.widget.FrameLayout", (0, top, d.width, d.height), SYSTEMUI, "navbar",
                rid="navigation_bar_frame")
+    if style == "gesture":
+        bar.children.append(Node("android.view.View", (d.width // 3, top, 2 * d.width // 3, d.height), SYSTEMUI,
+                                 "nav_handle", rid="home_handle", desc="Home"))
+        return bar
     w = d.width // 3
     for i, (rid, desc) in enumerate((("back", "Back"), ("home", "Home"), ("recent_apps", "Overview"))):
         bar.children.append(Node("android.widget.ImageView", (i * w, top, (i + 1) * w, d.height), SYSTEMUI,

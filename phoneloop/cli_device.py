@@ -18,20 +18,29 @@ PortOpt = Annotated[int | None, typer.Option("--port", "-P", envvar="ANDROID_ADB
 def serve(
     port: Annotated[int, typer.Option("--port", "-P", help="Loopback port to listen on (0: a free one).")] = 5037,
     phones: Annotated[int, typer.Option("--phones", "-n", min=1, max=64, help="How many mock phones.")] = 1,
-    capture_latency: Annotated[float, typer.Option(min=0, help="Seconds a screencap takes (real phones: ~0.5-1.5).")]
-    = 0.0,
-    dump_latency: Annotated[float, typer.Option(min=0, help="Seconds a uiautomator dump takes.")] = 0.0,
-    nav_mode: Annotated[str, typer.Option(help="3button, gestural or keys: what navigation emits.")] = "3button",
+    capture_latency: Annotated[float | None, typer.Option(min=0, help="Seconds a screencap takes (real phones: "
+                                                                      "~0.5-1.5; default 0, real-like 0.8).")]
+    = None,
+    dump_latency: Annotated[float | None, typer.Option(min=0, help="Seconds a uiautomator dump takes (default 0, "
+                                                                   "real-like 1.2).")] = None,
+    nav_mode: Annotated[str | None, typer.Option(help="3button, gestural or keys: what navigation emits "
+                                                      "(default 3button, real-like gestural).")] = None,
     touch_protocol: Annotated[str, typer.Option(help="B, A or single: how the touch panel reports.")] = "B",
     rotate: Annotated[int, typer.Option("--rotate", min=0, max=3,
                                         help="Start rotated: 0..3 quarter turns (1: landscape).")] = 0,
-    transition: Annotated[float, typer.Option(min=0, help="Seconds a screen change animates; a screencap "
-                                                          "inside it is the two screens blended (Android: "
-                                                          "0.25-0.4).")] = 0.0,
-    slow_grabs: Annotated[float, typer.Option(min=0, max=1, help="Fraction of screencaps that grab 2-3 s late "
-                                                                 "(returning a later frame).")] = 0.0,
-    grab_jitter: Annotated[float, typer.Option(min=0, help="Up to this many seconds before any screencap "
-                                                           "grabs.")] = 0.0,
+    transition: Annotated[float | None, typer.Option(min=0, help="Seconds a screen change animates; a screencap "
+                                                                 "inside it is the two screens blended (Android: "
+                                                                 "0.25-0.4; default 0, real-like 0.3).")] = None,
+    slow_grabs: Annotated[float | None, typer.Option(min=0, max=1, help="Fraction of screencaps that grab 2-3 s "
+                                                                        "late (returning a later frame; default 0, "
+                                                                        "real-like 0.05).")] = None,
+    grab_jitter: Annotated[float | None, typer.Option(min=0, help="Up to this many seconds before any screencap "
+                                                                  "grabs (default 0, real-like 0.2).")] = None,
+    real_like: Annotated[bool, typer.Option("--real-like", help="Real-like phones: the realish skin, real-like "
+                                                                "perturbations, gesture navigation and real-like "
+                                                                "latencies, no verifier (mockphone.reallike); "
+                                                                "the options above override its settings.")]
+    = False,
 ) -> None:
     """Serve N mock phones over the adb host protocol on 127.0.0.1 until interrupted.
 
@@ -42,16 +51,24 @@ def serve(
     --transition 0.3 --slow-grabs 0.3 --rotate 1. While it runs, `phoneloop device control`
     takes a phone offline, back online, or rotates it.
 
+    --real-like serves stand-ins for real apps (another look, interruptions, latencies) whose state
+    a client cannot read: judge their episodes with rollout.judge, as on a real phone.
+
     Example: phoneloop device serve --port 5555 --phones 4 &  adb -P 5555 shell input tap 540 1000
     """
+    from mockphone import reallike
     from mockphone.adb import VirtualAdbServer
 
+    given = {"capture_latency": capture_latency, "dump_latency": dump_latency, "nav_mode": nav_mode,
+             "transition": transition, "slow_grabs": slow_grabs, "grab_jitter": grab_jitter}
+    base = dict(reallike.DEVICE) if real_like else {"capture_latency": 0.0, "dump_latency": 0.0,
+                                                    "nav_mode": "3button", "transition": 0.0, "slow_grabs": 0.0,
+                                                    "grab_jitter": 0.0}
+    asked = {**base, **{k: v for k, v in given.items() if v is not None}, "touch_protocol": touch_protocol}
     try:
-        server = VirtualAdbServer(phones=phones, port=port)
+        server = reallike.server(phones, port) if real_like else VirtualAdbServer(phones=phones, port=port)
         for d in server.devices:
-            d.configure(capture_latency=capture_latency, dump_latency=dump_latency, nav_mode=nav_mode,
-                        touch_protocol=touch_protocol, transition=transition, slow_grabs=slow_grabs,
-                        grab_jitter=grab_jitter)
+            d.configure(**asked)
             if rotate:
                 d.rotate(rotate)
     except OSError as exc:
@@ -59,7 +76,8 @@ def serve(
     except ValueError as exc:
         fail(str(exc))
     serials = ", ".join(d.serial for d in server.devices)
-    err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} mock phone(s): {serials}")
+    kind = "real-like" if real_like else "mock"
+    err_console.print(f"virtual adb server on 127.0.0.1:{server.port} with {phones} {kind} phone(s): {serials}")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -25,7 +25,8 @@ is the rotated screen; ``wm size`` and the touch panel stay in the natural orien
 and bottom swipes; ``keys``: KEY_BACK etc. from a ``touch-keys`` device, like old phones),
 ``touch_protocol`` (``B``, ``A`` or ``single``), ``suspended`` (seconds the phone slept since
 boot: ``/proc/uptime`` is CLOCK_BOOTTIME and runs that far ahead of getevent's CLOCK_MONOTONIC),
-``screen_on``, ``locked``, ``battery``
+``screen_on``, ``locked``, ``battery``, ``verifier`` (False: ``phoneloop task check`` is refused and
+``ro.phoneloop.mock`` is 0, so clients take it for a real phone; ``mockphone.reallike`` serves its phones so)
 (``dumpsys power|window|battery``, for farm health checks). Gestures carry real device-clock times:
 the lift is stamped when the device applies the action, however late the host wakes the finger up.
 ``cat /proc/uptime`` prints centiseconds, truncated, as the kernel does; in ``cat /proc/uptime;
@@ -100,6 +101,7 @@ class VirtualDevice:
         self.nav_mode, self.rotation, self.touch_protocol = "3button", 0, "B"
         self.screen_on, self.locked, self.battery = True, False, 100
         self.suspended, self.exec_gap = 0.0, 0.02
+        self.verifier = True  # False: `phoneloop task check` is refused (a real-like phone: no privileged reward)
         self._delay = self._uptime_lag = 0.0
         self._boot = time.monotonic() - 3600.0 - 97.3 * transport_id  # booted "an hour ago"
         self.touch = getevent.TouchPanel(phone.display.width, phone.display.height, clock=self.uptime)
@@ -114,7 +116,8 @@ class VirtualDevice:
                     setattr(self.compositor if name == "transition" else self.grabs, name, value)
                     continue
                 if name not in ("capture_latency", "dump_latency", "grab_jitter", "nav_mode", "rotation",
-                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap"):
+                                "touch_protocol", "screen_on", "locked", "battery", "suspended", "exec_gap",
+                                "verifier"):
                     raise ValueError(f"unknown virtual device setting {name!r}")
                 setattr(self, name, value)
             if self.nav_mode not in NAV_MODES:
@@ -276,7 +279,8 @@ class VirtualDevice:
 
     def props(self) -> dict[str, str]:
         """System properties; ``adb devices -l`` shows product/model/device from the same ones."""
-        return {**mockshell.PROPS, "ro.serialno": self.serial, "ro.phoneloop.mock": "1", "ro.product.name":
+        return {**mockshell.PROPS, "ro.serialno": self.serial,
+                "ro.phoneloop.mock": "1" if self.verifier else "0", "ro.product.name":
                 "phoneloop_mock", "ro.product.device": "mock", "ro.sf.lcd_density": str(self.phone.display.dpi),
                 "sys.boot_completed": "1", "ro.build.characteristics": "phone"}
 
@@ -420,6 +424,9 @@ class VirtualDevice:
                 task.initialize_task(self.phone)
                 self.task = task
                 return Result(0, (task.goal + "\n").encode())
+            if args[:2] == ["task", "check"] and not self.verifier:
+                return Result(1, stderr=b"phoneloop: this device has no verifier (a real-like phone: judge the "
+                                        b"episode from what it shows)\n")
             if args[:2] == ["task", "check"] and self.task is not None:
                 return Result(0, f"{self.task.is_successful(self.phone)}\n".encode())
         except (MockPhoneError, ValueError) as exc:
@@ -507,14 +514,14 @@ class VirtualDevice:
 
     def rotate(self, rotation: int) -> None:
         """Turn the phone to ``rotation`` (0..3) now: the display swaps sides, the touch panel stays natural."""
-        from mockphone.layout import Display
+        import dataclasses
 
         if rotation not in (0, 1, 2, 3):
             raise ValueError(f"rotation must be 0..3, not {rotation!r}")
         with self.lock:
             d = self.phone.display
             if (rotation - self.rotation) % 2:
-                self.phone.display = Display(width=d.height, height=d.width, dpi=d.dpi)
+                self.phone.display = dataclasses.replace(d, width=d.height, height=d.width)
             self.rotation = rotation
             self.phone.invalidate()
 

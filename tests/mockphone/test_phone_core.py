@@ -306,13 +306,13 @@ def test_dark_theme_changes_pixels_not_tree(phone):
 def test_fonts_fall_back_to_pillow_default(monkeypatch):
     from mockphone import fonts
 
-    fonts.font.cache_clear()
+    fonts._font.cache_clear()
     monkeypatch.setattr(fonts.os.path, "exists", lambda path: False)
     try:
         f = fonts.font(40)
         assert f.getlength("Hello") > 40  # a scalable TrueType font, not the tiny bitmap one
     finally:
-        fonts.font.cache_clear()
+        fonts._font.cache_clear()
 
 
 def test_device_describes_the_mock_screen(phone):
