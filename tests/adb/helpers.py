@@ -28,3 +28,13 @@ def stock_adb(port: int, home: pathlib.Path, *args: str, timeout: float = 30) ->
     """Run the stock adb client (bundled with adbutils) against the server on ``port``."""
     env = {**os.environ, "HOME": str(home), "ANDROID_ADB_SERVER_PORT": str(port)}
     return subprocess.run([str(ADB), "-P", str(port), *args], capture_output=True, env=env, timeout=timeout)
+
+
+def launcher_icon(phone, label: str) -> tuple[int, int]:
+    """The centre of the launcher icon named ``label`` on ``phone``'s home screen, read from its UI tree
+    (the launcher's grid moves whenever an app is added: no test hard-codes where an icon is)."""
+    from datalake.uitree import parse_ui_tree
+
+    phone.nav.home()
+    icon = next(e for e in parse_ui_tree(phone.ui_tree()) if e.clickable and e.text == label)
+    return icon.center

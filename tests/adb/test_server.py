@@ -9,6 +9,8 @@ from adbutils.errors import AdbError
 from datalake.types import Action
 from mockphone.adb import ADB_VERSION
 
+from tests.adb.helpers import launcher_icon
+
 
 def test_reports_version_41_so_stock_clients_keep_it(adb):
     assert adb.server_version() == ADB_VERSION == 41
@@ -62,7 +64,7 @@ def test_uiautomator_dump_to_tty_prints_the_tree(dev, server):
 
 
 def test_input_tap_opens_the_app_under_the_finger(dev, server):
-    dev.click(540 + 100, 1000)  # the Shop icon on the launcher
+    dev.click(*launcher_icon(server.devices[0].phone, "Shop"))
     assert dev.app_current().package == "com.phoneloop.shop"
     assert server.devices[0].phone.nav.foreground == "com.phoneloop.shop"
 
@@ -125,7 +127,8 @@ def test_getevent_lt_streams_replayed_gestures(dev, server):
     try:
         while vd.listeners() == 0:
             threading.Event().wait(0.01)
-        vd.perform(Action("tap", x=540, y=1000))
+        x, y = launcher_icon(vd.phone, "Shop")
+        vd.perform(Action("tap", x=x, y=y))
         data = b""
         conn.conn.settimeout(10)
         while b"BTN_TOUCH            UP" not in data:
@@ -133,7 +136,8 @@ def test_getevent_lt_streams_replayed_gestures(dev, server):
     finally:
         conn.close()
     text = data.decode()
-    assert "EV_KEY       BTN_TOUCH            DOWN" in text and "ABS_MT_POSITION_X    00000800" in text
+    raw_x = int(x * 4096 / 1080)  # panel units 0..4095 (the natural orientation is portrait)
+    assert "EV_KEY       BTN_TOUCH            DOWN" in text and f"ABS_MT_POSITION_X    {raw_x:08x}" in text
     assert vd.phone.nav.foreground == "com.phoneloop.shop"
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.adb.helpers import stock_adb
+from tests.adb.helpers import launcher_icon, stock_adb
 
 
 @pytest.fixture
@@ -50,7 +50,8 @@ def test_stock_exec_out_screencap_is_png(run, server):
 
 
 def test_stock_input_tap_drives_the_mock_phone(run, server):
-    run("-s", "emulator-5556", "shell", "input", "tap", "405", "997")  # the Settings icon
+    x, y = launcher_icon(server.devices[1].phone, "Settings")
+    run("-s", "emulator-5556", "shell", "input", "tap", str(x), str(y))
     assert server.devices[1].phone.nav.foreground == "com.android.settings"
 
 
