@@ -272,14 +272,22 @@ class Browser:
 
     # -- datasets and models ------------------------------------------------------------
     def datasets(self) -> list[dict[str, Any]]:
-        return [_decode(r) for r in self.sql("SELECT * FROM datasets ORDER BY name, version")]
+        return [self._rooted(_decode(r)) for r in self.sql("SELECT * FROM datasets ORDER BY name, version")]
+
+    def _rooted(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A datasets row with its folder resolved under this lake's root (folders are stored relative
+        to it since issue 31, so a moved lake's versions still open; older absolute ones re-rooted)."""
+        exports = row.get("exports")
+        if isinstance(exports, dict) and isinstance(exports.get("path"), str):
+            row["exports"] = {**exports, "path": storage.resolve_folder(self.lake.uri, exports["path"])}
+        return row
 
     def dataset(self, name: str, version: int) -> dict[str, Any]:
         rows = self.sql("SELECT * FROM datasets WHERE name = ? AND version = ? ORDER BY created_at DESC LIMIT 1",
                         [name, version])
         if not rows:
             raise DatasetNotFound(f"no dataset {name!r} version {version} in the lake")
-        return _decode(rows[0])
+        return self._rooted(_decode(rows[0]))
 
     def dataset_report(self, name: str, version: int) -> tuple[str, bytes]:
         return self.dataset_file(name, version, "report")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import CurationError, DatasetNotFound
+from datalake.storage import resolve_folder  # noqa: F401  (where a stored dataset folder is now)
 
 _REF = re.compile(r"^(?P<name>[a-z0-9][a-z0-9_.-]{0,63})(?:@v(?P<version>\d+))?$")
 
@@ -68,23 +69,6 @@ def relative_folder(lake_uri: str, folder) -> str:
     if target.startswith(root + "/"):
         return target[len(root) + 1:]
     raise CurationError(f"dataset folder {target} is not inside the lake {root}")
-
-
-def resolve_folder(lake_uri: str, stored: str) -> str:
-    """Where a stored dataset folder is now. Relative (since issue 31): under the lake root.
-    Absolute (older versions): as stored when it is inside the lake's present root, else
-    the same ``datasets/<name>/<folder>`` under that root (the lake moved)."""
-    from datalake import storage
-
-    root = str(lake_uri or "").rstrip("/")
-    if not stored or not root:
-        return stored or ""
-    if not storage.is_remote(stored) and not stored.startswith("/"):
-        return f"{root}/{stored}"
-    if stored.startswith(root + "/"):
-        return stored
-    tail = stored.rstrip("/").rsplit("/datasets/", 1)
-    return f"{root}/datasets/{tail[1]}" if len(tail) == 2 and storage.inside(tail[1]) else stored
 
 
 def _from_row(row: dict, root: str = "") -> DatasetVersion:

@@ -19,7 +19,8 @@ def wilson(successes: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(successes, n, alpha=alpha, method="wilson")
-    return max(0.0, float(low)), min(1.0, float(high))
+    # the bounds at the ends are exact (statsmodels' arithmetic leaves 1 - 1e-16 at k == n)
+    return (0.0 if successes == 0 else max(0.0, float(low))), (1.0 if successes == n else min(1.0, float(high)))
 
 
 def paired_difference(a: dict[Hashable, bool], b: dict[Hashable, bool], resamples: int = 2000,

@@ -160,3 +160,18 @@ def read_bytes(uri: str, storage_options: dict[str, str] | None = None) -> bytes
             return f.read()
     except (FileNotFoundError, OSError):
         return None
+
+
+def resolve_folder(lake_uri: str, stored: str) -> str:
+    """Where a stored dataset folder is now. Relative (since issue 31): under the lake root.
+    Absolute (older versions): as stored when it is inside the lake's present root, else
+    the same ``datasets/<name>/<folder>`` under that root (the lake moved)."""
+    root = str(lake_uri or "").rstrip("/")
+    if not stored or not root:
+        return stored or ""
+    if not is_remote(stored) and not stored.startswith("/"):
+        return f"{root}/{stored}"
+    if stored.startswith(root + "/"):
+        return stored
+    tail = stored.rstrip("/").rsplit("/datasets/", 1)
+    return f"{root}/datasets/{tail[1]}" if len(tail) == 2 and inside(tail[1]) else stored

@@ -105,6 +105,7 @@ def dataset_instances(lake, dataset_ref: str) -> set[str]:
     path = json.loads(rows[0]["exports_json"] or "{}").get("path")
     if not path:
         raise LakeError(f"dataset {dataset_ref}: no folder recorded; cannot read what it trained on")
+    path = storage.resolve_folder(lake.uri, path)  # stored relative to the lake root (a lake may move)
     data = storage.read_bytes(f"{path.rstrip('/')}/manifest.json", getattr(lake, "storage_options", None))
     if data is None:
         raise LakeError(f"dataset {dataset_ref}: no manifest.json in {path}")

@@ -20,7 +20,7 @@ from api.settings import ApiSettings
 from api.signing import FrameSigner
 from datalake import interchange
 from datalake.lake import Lake
-from datalake.storage import filesystem
+from datalake.storage import filesystem, resolve_folder
 from phoneloop.cli import app
 
 SAMPLE = Path(str(resources.files("phoneloop") / "sample" / "episodes.jsonl"))
@@ -110,6 +110,7 @@ def test_a_dataset_built_on_s3_rebuilds_to_the_same_fingerprint(s3, s3_lake):
     lake = Lake.open(s3_lake.uri, storage_options=s3.storage_options)
     if not lake.sql("SELECT count(*) AS n FROM datasets").to_pylist()[0]["n"]:
         CliRunner().invoke(app, ["curate", str(RECIPE), "--lake", s3_lake.uri], env=s3.env)
+        lake.invalidate()
     result = rebuild(lake, "default@v1")
     assert result["same"] and result["differing_files"] == [], result
 
@@ -127,7 +128,7 @@ def test_the_viewer_shows_the_report_and_card_of_a_dataset_version_in_the_bucket
     lake = _built(s3, s3_lake)  # credentials only in storage_options: none in this process's environment
     viewer = TestClient(create_app(lake, ApiSettings(token=TOKEN, auth_reads=False, refresh_s=0.0)))
     folder = lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1").to_pylist()[0]
-    fs, root = filesystem(json.loads(folder["exports_json"])["path"], s3.storage_options)
+    fs, root = filesystem(resolve_folder(lake.uri, json.loads(folder["exports_json"])["path"]), s3.storage_options)
     page = viewer.get("/datasets/default/v1")
     assert page.status_code == 200 and 'href="/datasets/default/v1/report"' in page.text
     for kind, name in (("report", "report.html"), ("card", "README.md")):
@@ -148,7 +149,7 @@ def _version_episodes(lake: Lake, s3) -> dict[str, list[str]]:
 
     exports = json.loads(lake.sql("SELECT exports_json FROM datasets WHERE name = 'default' AND version = 1")
                          .to_pylist()[0]["exports_json"])
-    bucket, _, prefix = exports["path"].removeprefix("s3://").partition("/")
+    bucket, _, prefix = resolve_folder(lake.uri, exports["path"]).removeprefix("s3://").partition("/")
     out = {}
     for split, info in sorted(exports["formats"]["sft"].items()):
         ids = []

@@ -150,14 +150,14 @@ def test_a_second_run_reads_the_cached_copy_and_a_missing_version_is_named(s3, c
 def test_a_version_whose_files_left_the_bucket_fails_before_training_naming_it(s3, curated, tmp_path,
                                                                                monkeypatch):
     uri, env = curated
-    from datalake.storage import filesystem
+    from datalake.storage import filesystem, resolve_folder
     from training.data import open_export
     from training.errors import TrainingError
 
     monkeypatch.setenv("PHONELOOP_CACHE", str(tmp_path))  # nothing cached yet
     lake = Lake.open(uri, storage_options=s3.storage_options)
     exports = json.loads(lake.sql("SELECT exports_json FROM datasets").to_pylist()[0]["exports_json"])
-    fs, root = filesystem(exports["path"], s3.storage_options)
+    fs, root = filesystem(resolve_folder(uri, exports["path"]), s3.storage_options)  # stored relative to the lake
     with fs.open_input_stream(f"{root}/README.md") as f:
         card = f.read()
     fs.delete_file(f"{root}/README.md")
