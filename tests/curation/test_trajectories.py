@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,15 @@ def contacts(tmp_path_factory):
     return lake
 
 
+def _number(text: str) -> str | None:
+    """The one phone-number-like run in ``text`` (7+ digits with spaces, dashes, dots or brackets), as its
+    last 9 digits: read from outside the detector, since a fake from a region with no fictional range is
+    an invalid number on purpose and need not read as PHONE."""
+    runs = [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d \-().]{5,}\d", text or "")]
+    runs = [r for r in runs if len(r) >= 7]
+    return runs[0][-9:] if len(runs) == 1 else None
+
+
 def typed_numbers(dv) -> list[tuple[str, str]]:
     """(number in the instruction, number typed) for every step that types a phone number."""
     out = []
@@ -74,16 +85,15 @@ def typed_numbers(dv) -> list[tuple[str, str]]:
         task = row["messages"][1]["content"][-1]["text"].split("\n")[0]
         answer = row["messages"][2]["content"][0]["text"]
         action = parse_action(answer, "json", "rel1000", (1080, 2400))
-        typed = [s.key for s in find_pii(action.text) if s.kind == "PHONE"] if action.type == "input_text" else []
-        if typed:  # the name typed into the same form is a NAME, not a number
-            (named,) = [s.key for s in find_pii(task) if s.kind == "PHONE"]
-            out.append((named, typed[0]))
+        typed = _number(action.text) if action.type == "input_text" else None
+        if typed:  # the name typed into the same form has no digits
+            out.append((_number(task), typed))
     return out
 
 
 @pytest.mark.parametrize("params, pseudonymised", [("", False), ("\n    phones: [real, mock]", True)])
 def test_mock_contacts_add_still_types_the_number_its_instruction_names(contacts, params, pseudonymised):
-    originals = {s.key for e in contacts.sql("SELECT instruction FROM episodes").to_pylist()
+    originals = {re.sub(r"\D", "", s.key)[-9:] for e in contacts.sql("SELECT instruction FROM episodes").to_pylist()
                  for s in find_pii(e["instruction"]) if s.kind == "PHONE"}
     assert len(originals) == 3
     dv = curate(contacts, parse_recipe(RECIPE.format(params=params)))
