@@ -56,7 +56,8 @@ def train_lake(tmp_path_factory) -> Lake:
     both = "  - {format: sft}\n  - {format: grpo}\n"
     curate(lake, parse_recipe(_recipe("memo", "app = 'memo'", both)), allow_unredacted=True)  # synthetic "real" memos
     curate(lake, parse_recipe(_recipe("clock", f"task = '{CLOCK_TASK}'", both)))
-    curate(lake, parse_recipe(_recipe("eponly", "app != 'memo'", "  - {format: episodes}\n")))
+    curate(lake, parse_recipe(_recipe("eponly", "app != 'memo'", "  - {format: episodes}\n")),
+           allow_unredacted=True)  # the bundled sample's real episodes, exported as they are on purpose
     return lake
 
 
