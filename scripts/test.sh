@@ -3,7 +3,8 @@
 # Extra arguments go to pytest (e.g. scripts/test.sh -k lake -x; -m "not slow" for a quick run).
 # The per-template sweeps run sampled (every template, one seed each); PHONELOOP_TEST_SWEEP=full
 # runs every (template, seed) pair. The suite runs on PHONELOOP_TEST_WORKERS pytest-xdist workers
-# (default 2; 0 runs it in this process); tests sharing an expensive session fixture stay on one
+# (default 4: most tests wait on servers, phones and subprocesses, so 4 workers keep 2 cores busy;
+# 0 runs it in this process); tests sharing an expensive session fixture stay on one
 # worker (tests/conftest.py). The 15 slowest tests are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ scripts/labelstudio.sh & studio=$!  # the Label Studio server's own venv, for te
 scripts/setup.sh dev,train,env,annotate
 wait "$deps"
 wait "$studio"
-workers="${PHONELOOP_TEST_WORKERS:-2}"
+workers="${PHONELOOP_TEST_WORKERS:-4}"
 parallel=()
 if [ "$workers" != "0" ]; then
     parallel=(-n "$workers" --dist loadgroup)
