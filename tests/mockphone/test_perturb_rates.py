@@ -13,7 +13,7 @@ from mockphone.phone import MockPhone
 from mockphone.tasks.oracle import solve
 from mockphone.tasks.registry import select
 
-EPISODES = 200
+EPISODES = 240  # enough checkouts that each kind can be told drawn or not (more Bank templates joined the selector)
 # checkout tasks, account apps and one without: every kind has enough opportunities to be told apart
 SELECTOR = "ShopBuy*,ShopShipToAddress,FoodOrder*,Bank*,Mail*,ClockAddAlarm"
 ALPHA = 1e-4  # each bound fails a correct implementation with probability 1e-4
