@@ -146,8 +146,12 @@ class TemplateStats:
     errors: list[str] = field(default_factory=list)
 
 
-def stats(classes: Iterable[type], seeds: Iterable[int], locale: str = i18n.DEFAULT) -> list[TemplateStats]:
-    """Distinct episodes (instruction + oracle actions) and instances (fingerprints) per template over ``seeds``."""
+def stats(classes: Iterable[type], seeds: Iterable[int], locale: str = i18n.DEFAULT,
+          enough: int | None = None) -> list[TemplateStats]:
+    """Distinct episodes (instruction + oracle actions) and instances (fingerprints) per template over ``seeds``.
+
+    With ``enough``, a template stops at the first seed that brings it to ``enough`` distinct episodes
+    (``seeds`` then counts the seeds tried): a check of "at least N" needs no more."""
     out = []
     seeds = list(seeds)
     for cls in classes:
@@ -163,6 +167,9 @@ def stats(classes: Iterable[type], seeds: Iterable[int], locale: str = i18n.DEFA
                 continue
             keys.add(key)
             fps.add(fp)
+            if enough is not None and len(keys) >= enough:
+                row.seeds = seeds.index(seed) + 1
+                break
         row.distinct_episodes, row.distinct_instances = len(keys), len(fps)
         out.append(row)
     return out

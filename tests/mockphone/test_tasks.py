@@ -12,6 +12,7 @@ from mockphone.tasks.base import CATEGORIES, Param, Task
 from mockphone.tasks.oracle import solve
 from mockphone.tasks.registry import REGISTRY, get, select
 from tests.mockphone.helpers import find, long_press, tap
+from tests.sweep import template_seeds
 
 NAMES = sorted(REGISTRY)
 
@@ -26,8 +27,9 @@ def test_boundary_categories_have_their_counts(category, at_least):
     assert len(select(f"category:{category}")) >= at_least
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("seed", [0, 1, 2])
+# Sampled: each template at one seed, rotated one place against the wrong-endings sweep's (which also plays
+# the oracle), so that two of the three seeds solve every template; PHONELOOP_TEST_SWEEP=full runs all three.
+@pytest.mark.parametrize("name,seed", template_seeds(NAMES, [1, 2, 0]))
 def test_oracle_solves_task_and_untouched_start_scores_zero(name, seed):
     phone = MockPhone(seed=seed)
     task = REGISTRY[name](seed=seed)
