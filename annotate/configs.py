@@ -10,6 +10,12 @@
   type, key, scroll direction or terminate status, text, whether the recorded step
   was correct, a reviewer's verdict and a note. Every choice has a keyboard shortcut
   (``HOTKEYS``).
+- ``side_by_side_review()`` (kind ``review``): the step review for a reviewer, over the
+  answers the annotators already gave: a table of every annotator's answer (by e-mail)
+  above the controls, one prediction per annotator (their answer drawn on the frame; the
+  form starts from one of them), and the verdict asked for first. Only an explicit
+  accept / fix / reject counts (``annotate.convert``); a submit without one is an accept
+  of the annotators' answer (the majority, by ``steps_resolved``'s rule).
 - ``episode_review()``: every step's screenshot in order (paged), each with its recorded
   action drawn, beside the instruction, the actions in words, the episode's outcome
   (nothing pre-selected)
@@ -25,7 +31,7 @@ from xml.sax.saxutils import quoteattr
 
 from datalake.types import ACTION_TYPES, KEYS, OUTCOMES, SCROLL_DIRECTIONS, TERMINATE_STATUSES
 
-KINDS = ("step", "episode")
+KINDS = ("step", "episode", "review")
 POINT_LABELS = ("tap", "swipe_start", "swipe_end")
 # The swipe's path, drawn as an arrow-shaped polygon from start to end (a drawing aid:
 # ``annotate.convert`` does not read it; the points carry the action). Hotkey "p", clear
@@ -62,8 +68,9 @@ def _frame(name: str, value: str, caption: str) -> str:
             ' zoom="true" zoomControl="false"/></View>')
 
 
-def step_review() -> str:
-    """The step review interface (task data: image, after_image, instruction, action_text, recorded_action)."""
+def step_review(answers: str = "", verdict_header: str = "Reviewers only: accept / fix / reject (5/6/7)") -> str:
+    """The step review interface (task data: image, after_image, instruction, action_text, recorded_action);
+    ``answers``: markup shown above the controls (the side-by-side review's table)."""
     labels = "".join(f'<Label value="{v}" background="{c}"/>'
                      for v, c in zip(POINT_LABELS, ("#e53935", "#1e88e5", "#43a047")))
     frames = (_frame("image", "$image", "before (recorded action drawn)")
@@ -76,14 +83,14 @@ def step_review() -> str:
         + '<Header value="Text or answer (app for open_app, command for shell, name for tool)" size="6"/>'
           '<TextArea name="text" toName="image" maxSubmissions="1" editable="true" rows="1"/>'
         + _choices("step_correct", "image", ("yes", "no"), header="Was the recorded step correct? (y/n)")
-        + _choices("review", "image", VERDICTS, header="Reviewers only: accept / fix / reject (5/6/7)")
+        + _choices("review", "image", VERDICTS, header=verdict_header)
         + '<Header value="Note" size="6"/><TextArea name="note" toName="image" maxSubmissions="1" '
           'editable="true" rows="1"/>')
     return (
         f'<View style="{_PANE}">' + frames +
         '<View style="flex:1 1 auto;min-width:420px">'
         '<Header value="$instruction" size="5"/><Text name="words" value="$action_text"/>'
-        '<Text name="model" value="$model_text"/>'
+        '<Text name="model" value="$model_text"/>' + answers +
         '<KeyPointLabels name="point" toName="image" smart="false" showInline="true">' + labels + '</KeyPointLabels>'
         + ARROW.format(to="image") +
         '<RectangleLabels name="element" toName="image" showInline="true">'
@@ -91,6 +98,15 @@ def step_review() -> str:
         + controls + '</View>'
         '</View>'
     )
+
+
+def side_by_side_review() -> str:
+    """The reviewer's step review over the annotators' answers (task data as ``step_review``'s, plus
+    ``answers_html``: a table of each annotator's answer by e-mail, and ``review: true``)."""
+    table = ('<Header value="What each annotator answered (one prediction each: pick one to start from)" '
+             'size="6"/><HyperText name="answers" value="$answers_html" inline="true"/>')
+    return step_review(table, verdict_header="Your verdict (required to count): accept / fix / reject (5/6/7); "
+                                             "a submit without one accepts the annotators' majority")
 
 
 def episode_review() -> str:
@@ -116,7 +132,7 @@ def episode_review() -> str:
     )
 
 
-CONFIGS = {"step": step_review, "episode": episode_review}
+CONFIGS = {"step": step_review, "episode": episode_review, "review": side_by_side_review}
 
 
 def config(kind: str) -> str:
@@ -126,5 +142,7 @@ def config(kind: str) -> str:
 
 
 def kind_of(label_config: str) -> str:
-    """The review kind of a project's label config (``step`` unless it is the episode review)."""
-    return "episode" if 'name="outcome"' in label_config else "step"
+    """The review kind of a project's label config (``step`` unless it is the episode or side-by-side review)."""
+    if 'name="outcome"' in label_config:
+        return "episode"
+    return "review" if 'name="answers"' in label_config else "step"

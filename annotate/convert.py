@@ -42,7 +42,8 @@ Label Studio user id, ``annotator_email`` and ``annotator`` = the email (the id 
 unknown). It keeps Label Studio's project, task and annotation ids, ``created_at``,
 ``updated_at`` and ``lead_time``. An annotation by a team reviewer is a review row
 (``is_review``, ``review_verdict`` = the ``review`` choice, else ``accept``; an
-``accept`` keeps no answer of its own). Origin is
+``accept`` keeps no answer of its own); so is every annotation of a side-by-side review
+task (task data ``review: true``, ``annotate.review``). Origin is
 ``label-studio:<project>/<task>/<annotation>``; the id is derived from the origin, what
 the annotation says, who said it (annotator id, email, review or not) and Label Studio's
 ``updated_at`` (not from how it arrived), so a redelivered or reordered webhook, or a pull
@@ -143,7 +144,8 @@ def _label_studio(payload: dict, task: dict, annotation: dict, people: People) -
     if project is None:
         project = annotation.get("project")
     uid, email = people.identify(annotation.get("completed_by"))
-    review = people.role(email) == "reviewer"
+    # a side-by-side review task (annotate.review) is answered by reviewers only
+    review = people.role(email) == "reviewer" or (task.get("data") or {}).get("review") is True
     return {"annotator": email or uid, "annotator_id": uid, "annotator_email": email,
             "origin": origin(project, task.get("id"), annotation.get("id")),
             "ls_project_id": _int(project), "ls_task_id": _int(task.get("id")),

@@ -6,8 +6,10 @@
 
 Label Studio waits for its webhook synchronously (1 s timeout), so the API does only what
 cannot wait: it checks the body's shape and every result item (``annotate.convert.check``:
-a malformed delivery is refused with 422 at once), appends it as a ``received`` row to
-``webhook_inbox`` (one Delta commit, durable before the answer) and answers 202. The
+a malformed delivery is refused with 422 at once), stores it durably and answers 202: on a
+local lake one fsync'd line in the lake's journal (``annotate.journal``; ``drain`` first
+commits the journal into ``webhook_inbox`` as ``received`` rows), on object storage a
+``received`` row appended to ``webhook_inbox`` (one Delta commit). The
 lake lookups (the episode, the step, the people) and the annotation's commit happen in
 ``drain``: each pending delivery (received, with no ``ingested`` or ``failed`` row yet)
 becomes its annotations row as ``annotate.webhook.ingest`` makes it; a delivery that
@@ -38,6 +40,7 @@ from typing import Any
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
+from annotate import journal as journal_file
 from annotate import reconcile
 from annotate.convert import check, to_row
 from annotate.errors import InvalidPayload
@@ -56,9 +59,12 @@ _INBOX_LOCK = threading.Lock()
 log = logging.getLogger("phoneloop.annotate")
 
 
-def receive(lake: Lake, body: bytes) -> str:
+def receive(lake: Lake, body: bytes, *, journal: bool | None = None) -> str:
     """Check a delivery and store it durably; returns its id (sha256 of the body).
-    Raises InvalidPayload (nothing stored) for a body phoneloop can never ingest."""
+    Raises InvalidPayload (nothing stored) for a body phoneloop can never ingest.
+    ``journal``: append to the lake's journal (``annotate.journal``; the default on a local
+    lake, unless ``PHONELOOP_WEBHOOK_JOURNAL=0``) or commit a ``received`` row to ``webhook_inbox``
+    now (always on object storage)."""
     try:
         payload = json.loads(body)
     except ValueError:
@@ -69,6 +75,12 @@ def receive(lake: Lake, body: bytes) -> str:
         check(payload)
     lake.check_writable()
     delivery = hashlib.sha256(body).hexdigest()
+    folder = journal_file.folder_of(lake)
+    if journal is None:
+        journal = os.environ.get("PHONELOOP_WEBHOOK_JOURNAL", "1") != "0"
+    if folder is not None and journal:
+        journal_file.append(folder, delivery, body, S.now())
+        return delivery
     row = {"delivery_id": delivery, "kind": "received", "source": SOURCE, "payload": body, "created_at": S.now()}
     data = pa.Table.from_pylist([row], schema=S.WEBHOOK_INBOX)
     uri = lake.table_uri("webhook_inbox")
@@ -105,6 +117,7 @@ class DrainReport:
 def drain(lake: Lake) -> DrainReport:
     """Ingest every pending delivery: annotations rows (one commit), quarantine, then the marks."""
     report = DrainReport()
+    journal_file.commit(lake, SOURCE)  # acknowledged deliveries still in the journal become received rows
     todo = pending(lake)
     if not todo:
         return report

@@ -28,6 +28,9 @@ to that many annotators).
 ``gold=N`` mixes in N steps with known answers (steps of episodes the verifier passed),
 unmarked for the annotator; ``annotate agreement`` scores each person on them.
 
+``kind="review"`` makes a side-by-side review project (``annotate.review``): each selected
+step that annotators answered becomes a reviewer's task showing every annotator's answer.
+
 Idempotent: a step (or episode) already in the project is not pushed again.
 """
 
@@ -40,7 +43,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from annotate import configs
+from annotate import configs, review
 from annotate.client import LabelStudio
 from annotate.errors import InvalidSelection, ProjectNotFound
 from annotate.tasks import MODEL_VERSION, Signer, episode_tasks, prediction, step_tasks
@@ -214,7 +217,10 @@ def push(lake, client: LabelStudio, project: str, *, preset: str | None = None, 
                         overlap=proj.get("maximum_annotations") or 1)
     existing = {_key(t.get("data") or {}) for t in client.tasks(proj["id"], full=False)}
     frames = (frames_url or default_frames_url()).rstrip("/")
-    tasks = step_tasks(rows, frames, sign) if kind == "step" else episode_tasks(rows, frames, sign)
+    if kind == "review":  # the selected steps annotators answered, each answer side by side
+        tasks = review.review_tasks(lake, rows, frames, sign)
+    else:
+        tasks = step_tasks(rows, frames, sign) if kind == "step" else episode_tasks(rows, frames, sign)
     report.selected = len(tasks)
     fresh = [t for t in tasks if _key(t["data"]) not in existing]
     report.skipped = len(tasks) - len(fresh)

@@ -79,7 +79,7 @@ def create_app(lake: str | Lake, settings: ApiSettings | None = None) -> FastAPI
     app.state.settings = settings
     app.state.browser = Browser(lake, refresh_s=settings.refresh_s, frame_cache_bytes=settings.frame_cache_mb << 20)
     app.state.sql_gate = user_sql.QueryGate(settings.sql_max_concurrent)
-    app.state.sql_pool = user_sql.WorkerPool(warm=1)
+    app.state.sql_pool = user_sql.WorkerPool(warm=1, keep=settings.sql_max_concurrent)
     app.router.on_shutdown.append(app.state.sql_pool.close)
     app.state.sessions = SessionStore.from_api_token(settings.token, settings.session_ttl_s) if settings.token else None
     app.router.routes.append(Route("/frames/{sha}.png", fast_frame, methods=["GET"]))  # before get_frame

@@ -29,7 +29,7 @@ from deltalake import DeltaTable
 
 import pyarrow as pa
 
-from api import datasets, listing
+from api import datasets, hits, listing
 from api.search import SearchIndex
 from api.errors import DatasetNotFound, InvalidFrameSha, ReportNotFound, StepNotFound
 from datalake import schema as S
@@ -94,6 +94,7 @@ class Browser:
         self._listing_con = None  # the connection the ``listing`` temp table was built on
         self._search = SearchIndex()
         self._search_con = None  # the connection (snapshot) the search index was last brought up to
+        self._rows: tuple | None = None  # (connection, hits.ListingRows) of the listing the hits map to
 
     # -- freshness ----------------------------------------------------------------------
     def _latest_versions(self) -> dict[str, int]:
@@ -134,14 +135,16 @@ class Browser:
             con.execute(f"CREATE OR REPLACE TEMP TABLE listing AS {listing.LISTING_SQL}")
             self._listing_con = con
 
-    def _search_hits(self, filters: listing.EpisodeFilters) -> None:
-        """Register ``search_hits(episode_id, score)`` for ``filters.q`` on the lake's connection."""
+    def _search_hits(self, filters: listing.EpisodeFilters) -> pa.Table | None:
+        """Register ``search_hits(row, score)`` for ``filters.q`` on the lake's connection (api/hits.py)."""
         if not listing.searching(filters):
-            return
+            return None
         self._update_search()
-        ids, scores = self._search.search(filters.q)
-        self.lake.con.register("search_hits", pa.table({"episode_id": pa.array(ids, pa.string()),
-                                                        "score": pa.array(scores, pa.float32())}))
+        if self._rows is None or self._rows[0] is not self.lake.con or self._rows[1].indexed != len(self._search):
+            self._rows = (self.lake.con, hits.ListingRows.build(self.lake.con, self._search.ids))
+        found = self._rows[1].hits(*self._search.search_docs(filters.q))
+        self.lake.con.register("search_hits", found)
+        return found
 
     def _update_search(self) -> None:
         """Index the episodes this snapshot added, and its annotation notes (under ``lock``)."""
@@ -166,10 +169,16 @@ class Browser:
     def list_episodes(self, filters: listing.EpisodeQuery, *, facets: bool = True) -> dict[str, Any]:
         """Episodes matching the filters (api/listing.py), with the total and facet counts."""
         self._listing()
-        self._search_hits(filters)
+        found = self._search_hits(filters)
         count, page, params = listing.list_sql(filters)
-        total = self.sql(count, params)[0]["n"]
         rows = self.sql(page, [*params, filters.limit, filters.offset])
+        if found is not None:  # with q: the count and facets of the matching rows in numpy (api/hits.py)
+            matching = hits.matching_rows(self.lake.con, found, filters)
+            out = {"total": len(matching), "limit": filters.limit, "offset": filters.offset, "items": rows}
+            if facets:
+                out["facets"] = self._rows[1].facets(matching)
+            return out
+        total = self.sql(count, params)[0]["n"]
         out = {"total": total, "limit": filters.limit, "offset": filters.offset, "items": rows}
         if facets:
             sql, params = listing.facets_sql(filters)

@@ -13,7 +13,7 @@ value (the viewer's "any") means no filter.
   ``meta.stopped`` (``max_steps``), else ``terminated``;
 - ``q``: ranked full-text search (api/search.py): every word must occur in the episode's
   instruction, task, app, model output, UI text or annotation notes, English or Chinese;
-  the caller registers the matches as ``search_hits(episode_id, score)`` (``Browser`` does),
+  the caller registers the matches as ``search_hits(row, score)`` (``row``: the listing's ``rowid``; ``Browser`` does, api/hits.py),
   and ``sort=relevance`` (the default when ``q`` is given) orders by their BM25 score;
 - ``sort``: one of ``SORTS``; ties always break by episode id, so paging is stable.
 """
@@ -129,8 +129,8 @@ def sort_of(filters: EpisodeFilters) -> str:
 
 
 def source(filters: EpisodeFilters) -> str:
-    """What lists read: ``listing e``, joined to ``search_hits h`` when ``q`` searches."""
-    return "listing e JOIN search_hits h ON h.episode_id = e.episode_id" if searching(filters) else "listing e"
+    """What lists read: ``listing e``, joined to ``search_hits h`` (by the listing's rowid) when ``q`` searches."""
+    return "listing e JOIN search_hits h ON h.row = e.rowid" if searching(filters) else "listing e"
 
 
 def list_sql(filters: EpisodeFilters) -> tuple[str, str, list[Any]]:

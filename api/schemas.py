@@ -270,5 +270,6 @@ class SqlOut(Out):
 
 
 class WebhookOut(Out):
-    delivery_id: str = Field(description="sha256 of the body: the delivery's row in the lake's webhook_inbox")
+    delivery_id: str = Field(description="sha256 of the body: the delivery's id (its row in the lake's "
+                                         "webhook_inbox once the journal is committed)")
     status: str = Field(description="queued: stored durably; the annotations row follows from the background ingest")

@@ -144,9 +144,14 @@ class SearchIndex:
 
     def search(self, query: str) -> tuple[list[str], np.ndarray]:
         """Episodes whose document has every word of ``query``, best BM25 score first."""
+        docs, scores = self.search_docs(query)
+        return [self.ids[i] for i in docs], scores
+
+    def search_docs(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """As ``search``, by document number (``ids[number]`` is the episode): no strings made."""
         terms = list(dict.fromkeys(words(query)))
         n = len(self.ids)
-        none = [], np.zeros(0, dtype=np.float32)
+        none = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         if not terms or not n:
             return none
         postings = []
@@ -170,7 +175,7 @@ class SearchIndex:
             tf = tfs[np.searchsorted(term_docs, docs)]
             score += (idf * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
         order = np.argsort(-score, kind="stable")
-        return [self.ids[i] for i in docs[order]], score[order]
+        return docs[order], score[order]
 
     def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(sorted unique doc numbers, summed term frequencies) of ``term`` over every segment."""

@@ -7,7 +7,8 @@ Layers, each enough on its own for some attacks:
 2. the statement runs on ``Lake.readonly_connection()``: a fresh in-memory DuckDB
    connection whose tables are Arrow datasets, with external access off and the
    configuration locked, so ``read_csv('/etc/passwd')`` fails inside a SELECT too;
-3. it runs in a child process (``api/sql_worker.py``), never in the server: DuckDB's
+3. it runs in a child process (``api/sql_worker.py``, reused from query to query by
+   ``WorkerPool``: a fresh process per query cost 2-3.5 s here), never in the server: DuckDB's
    ``memory_limit`` bounds its buffer-managed memory (joins, sorts, aggregates) with no
    spilling (``max_temp_directory_size`` 0), but not the strings of a vector being computed
    (``repeat('x', 1000000)`` over one 1000-row chunk is 1 GB whatever the limit), so the child's
@@ -42,6 +43,7 @@ from api.errors import SqlFailed, SqlRejected, SqlTimeout, TooManyQueries
 
 
 READY = b"ready\n"  # what api/sql_worker.py writes on stderr once its connection is open
+STATUS = b"status "  # the prefix of the line that ends each request on its stderr (api.sql_worker.STATUS)
 STARTUP_S = 60.0  # a child that cannot open the lake in this long is killed
 
 
@@ -97,37 +99,61 @@ def parse_one_select(query: str) -> str:
 
 
 class WorkerPool:
-    """Children of ``api/sql_worker.py`` started ahead of time (imports done, waiting for a request):
-    ``take()`` hands one out and starts its replacement in the background. Each runs one query.
-    Nothing starts before the first query (a server nobody queries holds no idle child); an idle
-    child exits when the server does (its stdin closes)."""
+    """Children of ``api/sql_worker.py``, reused: ``take()`` hands out an idle one (imports done,
+    waiting for a request) or starts one, and ``give()`` takes it back after its query, keeping
+    at most ``keep`` idle (one per query that may run at once). A child that was killed (timeout),
+    failed for memory, or retired itself is never given back. ``warm`` children are started
+    ahead after the first query (a server nobody queries holds no idle child); an idle child
+    exits when the server does (its stdin closes)."""
 
-    def __init__(self, warm: int = 1):
-        self.warm = warm
+    def __init__(self, warm: int = 1, keep: int = 4):
+        self.warm, self.keep = warm, max(keep, warm)
         self._idle: list[subprocess.Popen] = []
         self._lock = threading.Lock()
+        self.started = 0  # children started so far (tests and benches read it)
 
     def take(self) -> subprocess.Popen:
         with self._lock:
-            child = next((c for c in self._idle if c.poll() is None), None)
-            self._idle = [c for c in self._idle if c is not child and c.poll() is None]
-        if self.warm:
+            self._idle = [c for c in self._idle if c.poll() is None]
+            child = self._idle.pop() if self._idle else None
+            short = len(self._idle) < self.warm
+        if short and self.warm:
             threading.Thread(target=self._refill, daemon=True).start()
-        return child or start_worker()
+        return child or self.start()
+
+    def start(self) -> subprocess.Popen:
+        with self._lock:
+            self.started += 1
+        return start_worker()
+
+    def give(self, child: subprocess.Popen) -> None:
+        with self._lock:
+            if child.poll() is None and len(self._idle) < self.keep:
+                self._idle.append(child)
+                return
+        _stop(child)
 
     def _refill(self) -> None:
-        child = start_worker()
+        child = self.start()
         with self._lock:
             if len(self._idle) < self.warm:
                 self._idle.append(child)
                 return
-        child.kill()
-        child.wait()
+        _stop(child)
 
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
         for child in idle:
+            _stop(child)
+
+
+def _stop(child: subprocess.Popen) -> None:
+    if child.poll() is None:
+        try:
+            child.stdin.close()  # an idle worker exits on an empty line / EOF
+            child.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
             child.kill()
             child.wait()
 
@@ -141,7 +167,8 @@ def start_worker() -> subprocess.Popen:
 def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlLimits,
                 pool: WorkerPool | None = None) -> SqlResult:
     """Run one SELECT over the lake at ``uri`` in a child process under ``limits`` (module docstring);
-    the child comes from ``pool`` when given (warm), else is started now."""
+    the child comes from ``pool`` when given (reused, and handed back after a clean answer),
+    else is started now and ends after it."""
     sql = parse_one_select(query)
     request = {"uri": uri, "storage_options": storage_options, "query": sql,
                "limits": {"memory_limit": f"{limits.memory_mb}MB", "threads": str(limits.threads),
@@ -149,13 +176,18 @@ def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlL
                "caps": {"rows": limits.row_limit, "bytes": limits.max_bytes, "process_mb": limits.process_mb,
                         "batch_rows": limits.batch_rows}}
     child = pool.take() if pool is not None else start_worker()
-    ready, done, timed_out = threading.Event(), threading.Event(), threading.Event()
+    ready, done, timed_out, answered = (threading.Event() for _ in range(4))
     errors: list[bytes] = []
+    status: dict[str, Any] = {}
 
-    def drain() -> None:  # the child says "ready" once the lake is open, then its status
+    def drain() -> None:  # the child says "ready" once the lake is open, then ends the request with its status
         for line in child.stderr:
             if line == READY and not ready.is_set():
                 ready.set()
+            elif line.startswith(STATUS):
+                status.update(_status(line[len(STATUS):]))
+                answered.set()
+                return
             else:
                 errors.append(line)
 
@@ -169,27 +201,35 @@ def run_bounded(uri: str, storage_options: dict | None, query: str, limits: SqlL
     threads = [threading.Thread(target=drain, daemon=True), threading.Thread(target=watchdog, daemon=True)]
     for thread in threads:
         thread.start()
+    reusable = False
     try:
-        child.stdin.write(json.dumps(request).encode())
-        child.stdin.close()
+        child.stdin.write(json.dumps(request).encode() + b"\n")
+        child.stdin.flush()
         table = _read_stream(child.stdout)
-        child.wait()
         threads[0].join()
+        reusable = answered.is_set() and not timed_out.is_set() and not status.get("retire")
+    except OSError:  # the child died before it read the request
+        table = None
     finally:
         done.set()
-        if child.poll() is None:
+        if pool is not None and reusable:
+            pool.give(child)
+        elif answered.is_set():
+            _stop(child)
+        else:
             child.kill()
             child.wait()
     if timed_out.is_set():
         raise SqlTimeout(f"query interrupted after {limits.timeout_s:g} s")
-    status = _status(b"".join(errors))
+    if not answered.is_set():
+        status = _status(b"".join(errors))
     if status.get("error") == "memory":
         raise SqlFailed(f"query needs more memory than the per-query limit ({limits.memory_mb} MB in DuckDB, "
                         f"{limits.process_mb} MB in all: PHONELOOP_SQL_MEMORY_MB, PHONELOOP_SQL_PROCESS_MB)")
     if "error" in status:
         raise SqlFailed(f"query failed: {status['message']}")
-    if table is None:
-        raise SqlFailed(f"the SQL worker stopped without a result (exit {child.returncode})")
+    if table is None or not answered.is_set():
+        raise SqlFailed(f"the SQL worker stopped without a result (exit {child.poll()})")
     return _result(table, status, limits.max_bytes)
 
 

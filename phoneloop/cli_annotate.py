@@ -103,7 +103,8 @@ def push(project: ProjectOpt, lake: LakeOpt = "./lake",
              help="failed | unverified | random:FRACTION | low-confidence[:N] | disagreement | uncertain-pairing | "
                   "unjudged-real | failed-rollouts")] = None,
          where: Annotated[str | None, typer.Option(help="SQL condition over s (steps) and e (episodes).")] = None,
-         kind: Annotated[str, typer.Option(help="step (fix actions) or episode (judge outcomes).")] = "step",
+         kind: Annotated[str, typer.Option(help="step (fix actions), episode (judge outcomes) or review (a reviewer's "
+                                                   "project: each annotator's answer side by side).")] = "step",
          frames_url: Annotated[str | None, typer.Option(
              help="Public base URL of the phoneloop API serving /frames/ (default PHONELOOP_PUBLIC_URL, "
                   "else http://127.0.0.1:8765).")] = None,
@@ -122,6 +123,8 @@ def push(project: ProjectOpt, lake: LakeOpt = "./lake",
     Frames are loaded by the annotator's browser from the phoneloop API (`phoneloop serve`).
 
     Example: phoneloop annotate push --project fix-taps --preset disagreement --overlap 2 --sign
+
+    Then, for the reviewers: phoneloop annotate push --project fix-taps-review --preset disagreement --kind review
     """
     from annotate import push as pusher
     from annotate import server as ls

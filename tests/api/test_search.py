@@ -85,3 +85,24 @@ def test_the_index_adds_only_new_episodes_and_requires_every_word():
     assert index.add([("a", "something else"), ("c", "打开无线网络")]) == 1
     assert index.search("blue button")[0] == ["b"] and index.search("blue wifi")[0] == []
     assert index.search("无线网络")[0] == ["c"] and words("无线网络") == words("无线网络")
+
+
+def test_a_search_listings_total_and_facets_count_exactly_the_matching_episodes(client, lake):
+    """The count and facets with ``q`` (numpy over the hits, api/hits.py) against the lake's own rows."""
+    rows = Lake.open(lake.uri).sql("SELECT episode_id, source, app, outcome FROM episodes_resolved").to_pylist()
+    body = client.get("/api/episodes", params={"q": "tap", "limit": 500}).json()
+    ids = {e["episode_id"] for e in body["items"]}
+    assert body["total"] == len(ids) >= 3  # said() 2, 3 and 4 output "tap"
+    mine = [r for r in rows if r["episode_id"] in ids]
+    for facet in ("source", "app", "outcome"):
+        expected = {}
+        for r in mine:
+            if r[facet] is not None:
+                expected[r[facet]] = expected.get(r[facet], 0) + 1
+        assert {v["value"]: v["n"] for v in body["facets"][facet]} == expected, facet
+    narrowed = client.get("/api/episodes", params={"q": "tap", "app": "demo", "limit": 500}).json()
+    demo = {r["episode_id"] for r in mine if r["app"] == "demo"}
+    assert narrowed["total"] == len(demo) and {e["episode_id"] for e in narrowed["items"]} == demo
+    assert narrowed["facets"]["app"] == [{"value": "demo", "n": len(demo)}]
+    nothing = client.get("/api/episodes", params={"q": "zzz-nothing-here"}).json()
+    assert nothing["total"] == 0 and nothing["items"] == [] and all(v == [] for v in nothing["facets"].values())

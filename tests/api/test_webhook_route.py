@@ -3,7 +3,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from annotate import inbox
+from annotate import inbox, journal
 from api.app import create_app
 from datalake.lake import Lake
 from tests.annotate.test_webhook import choice, keypoint
@@ -29,7 +29,8 @@ def ingested(client, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ingestor.drained.clear()
-        if not inbox.pending(Lake.open(ingestor.lake_uri)):
+        lake = Lake.open(ingestor.lake_uri)
+        if not inbox.pending(lake) and not journal.waiting(lake):  # nothing received or journaled is left
             return
         ingestor.drained.wait(0.5)
     raise AssertionError("the webhook inbox did not drain")
