@@ -10,7 +10,8 @@ Two stages, so that the expensive one runs only where it is needed:
 2. ``recognise``: each region the caller still needs (``curation.ops.redact`` drops the
    ones inside a UI-tree node whose text it already scanned) is cut out and read by the
    recognition model of ``rapidocr`` 3 (PaddleOCR's PP-OCR, ONNX, inside the wheel:
-   nothing is downloaded at run time), all of a frame's lines in one batch.
+   nothing is downloaded at run time), each crop at its own width (``read_lines``), crops
+   of similar width in one batch.
 
 ``text_boxes`` / ``read_text`` run rapidocr's own detector and recogniser on the whole
 image (~100x slower): tests and audits use them to read outputs back independently of
