@@ -20,6 +20,21 @@ the 12x target from 10k to 100k; the band table's dict outgrows the caches), pre
 1.000 and recall 1.000 at every size; today's 0.11-0.12 / 0.48-0.51 / 3.56-3.70 s cpu at
 1k / 3k / 10k (3x -> 4.2-7.7x), recall 0.50-0.53 (an extra wait or a repeated tap hides a
 repeat). Mock pairs (6 seeds, 24 true and 166 false): both 1.00 / 1.00.
+Again 2026-12-07 (load average ~9): new 0.06 / 0.67 / 10.91 s cpu (10x -> 10.4x, then 16.3x:
+still above the 12x target from 10k to 100k), precision and recall 1.000 at every size.
+Where the growth is (first_repeats alone, 10k -> 100k: 0.26 -> 5.3 s cpu): the band table
+(64 keys per kept row, ~4M at 100k) outgrows the CPU caches, and the generator's distinct
+runs are close enough in hash space that candidates per row grow from 1.2 to 8.6. Sampling
+36 bits per band cuts candidates to 0.6 per row but misses twins 3 bits off on one-frame
+signatures (tests/curation/test_neardup.py compares with brute force); 24 or 26 bits with
+fewer bands is slower (more candidates). Not yet solved.
+
+Why not datasketch's MinHash LSH: MinHash estimates the Jaccard similarity of two sets,
+while a repeat here is an exact, position-aligned check (the same canonical action at each
+step, and that step's frame within ``threshold`` bits); set shingles lose the alignment
+and a Jaccard estimate cannot confirm the per-frame Hamming bound, so the candidates would
+need the same exact check anyway. Bit-sampling LSH is the locality-sensitive family for
+Hamming distance itself.
 """
 
 from __future__ import annotations

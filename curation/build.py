@@ -33,7 +33,7 @@ from typing import Callable
 import duckdb
 
 from curation import workset
-from curation.card import render_card
+from curation.card import public_recipe, render_card
 from curation.errors import CurationError, EmptySelection, RecipeError, UnredactedRealEpisodes, VersionUnrebuildable
 from curation.exports import MAX_SHARD_BYTES, json_dumps, write_export
 from curation.ops import OPS
@@ -205,7 +205,7 @@ def write_folder(tmp: Path, ref: str, recipe, ws, ctx, table_versions, ops_log, 
                                      encoding="utf-8")
     records = details.get("redact", {}).pop("redaction_records", [])
     (tmp / "redactions.jsonl").write_text(redaction_summary(records))
-    (tmp / "recipe.yaml").write_text(recipe.text, encoding="utf-8")
+    (tmp / "recipe.yaml").write_text(public_recipe(recipe.text), encoding="utf-8")  # masked, like the card
     unscanned = unscanned_real_episodes(ws, details)
     (tmp / "manifest.json").write_text(json_dumps({"ref": ref, "fingerprint": fingerprint, "counts": counts,
                                                    "parents": parents, "table_versions": table_versions,

@@ -62,10 +62,17 @@ def mask_sql(sql: str) -> str:
 
 
 def public_recipe(text: str) -> str:
-    """The recipe YAML with its ``select`` SQL masked (comments dropped: they may quote it)."""
+    """The recipe YAML as published (the card's recipe section, and ``recipe.yaml`` in the
+    version folder): its ``select`` SQL masked, each ``names`` entry of a ``redact`` op (the
+    people it must hide) replaced by ``?``, and comments dropped (they may quote either).
+    The lake's ``datasets`` row keeps the full text: rebuilds read that, never the file."""
     data = yaml.safe_load(text) or {}
     if isinstance(data, dict) and isinstance(data.get("select"), str):
         data["select"] = mask_sql(data["select"])
+    ops = data.get("ops") if isinstance(data, dict) else None
+    for op in ops if isinstance(ops, list) else ():
+        if isinstance(op, dict) and op.get("op") == "redact" and isinstance(op.get("names"), list):
+            op["names"] = ["?"] * len(op["names"])
     return yaml.dump(data, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True, width=120)
 
 

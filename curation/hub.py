@@ -31,6 +31,8 @@ Configuration:
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +135,27 @@ def push_folder(
         url=f"{endpoint}/datasets/{repo_id}/tree/{revision_tag}",
         files=tuple(sorted(files.keys() | kept)),
     )
+
+
+def push_version(lake, dv, repo_id: str, *, private: bool = False, token: str | None = None) -> PushResult:
+    """Push dataset version ``dv`` of ``lake`` (tag ``<name>-v<N>``). A version in object
+    storage (an ``s3://`` lake) is first downloaded, through the lake's ``storage_options``,
+    into a temporary folder that is removed afterwards; a local one is pushed from its folder."""
+    from datalake import storage
+
+    tag = f"{dv.name}-v{dv.version}"
+    if not storage.is_remote(dv.path):
+        return push_folder(Path(dv.path), repo_id, revision_tag=tag, private=private, token=token)
+    resolve_token(token)  # no token: fail before downloading anything
+    staging = Path(tempfile.mkdtemp(prefix="phoneloop-push-"))
+    try:
+        try:
+            storage.download_folder(dv.path, staging, lake.storage_options)
+        except OSError as exc:
+            raise HubFolderMissing(f"{dv.ref}: cannot download its folder {dv.path}: {exc}") from None
+        return push_folder(staging, repo_id, revision_tag=tag, private=private, token=token)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def folder_files(folder: Path) -> dict[str, Path]:

@@ -10,7 +10,8 @@ Two stages, so that the expensive one runs only where it is needed:
 2. ``recognise``: each region the caller still needs (``curation.ops.redact`` drops the
    ones inside a UI-tree node whose text it already scanned) is cut out and read by the
    recognition model of ``rapidocr`` 3 (PaddleOCR's PP-OCR, ONNX, inside the wheel:
-   nothing is downloaded at run time), all of a frame's lines in one batch.
+   nothing is downloaded at run time), each crop at its own width (``read_lines``), crops
+   of similar width in one batch.
 
 ``text_boxes`` / ``read_text`` run rapidocr's own detector and recogniser on the whole
 image (~100x slower): tests and audits use them to read outputs back independently of
@@ -29,6 +30,7 @@ from PIL import Image
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in image pixels
 STEP = 90  # grey-level step (0..765, summed RGB) between neighbouring pixels that marks a glyph edge
 MIN_LINE_PX, MAX_LINE_PX = 6, 140  # text line heights considered, in full-resolution pixels
+JOIN_PX = 12  # how far (full-resolution px) marks are joined sideways: a region is this much wider than its ink
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +61,7 @@ def text_regions(pixels: np.ndarray) -> list[Box]:
     across[:, 1:] = np.abs(np.diff(grey, axis=1)) > STEP
     edges = across.copy()
     edges[1:, :] |= np.abs(np.diff(grey, axis=0)) > STEP
-    gap = max(3, 12 // scale)  # letters and words closer than this join into one line
+    gap = max(3, JOIN_PX // scale)  # letters and words closer than this join into one line
     joined = ndimage.maximum_filter1d(edges.view(np.uint8), size=2 * gap + 1, axis=1).astype(bool)
     labels, _ = ndimage.label(joined)
     out = []
@@ -78,6 +80,16 @@ def text_regions(pixels: np.ndarray) -> list[Box]:
     return out
 
 
+def ink(box: Box) -> Box:
+    """The glyphs' own extent inside a region from ``text_regions`` (which is padded by a
+    sixth of the line's height and widened by the sideways join): for comparing a line with
+    UI-tree bounds and for telling a lone glyph from a word."""
+    x1, y1, x2, y2 = box
+    pad = max(2, (y2 - y1) // 8)
+    side = JOIN_PX + pad
+    return (x1 + side, y1 + pad, max(x1 + side + 1, x2 - side), max(y1 + pad + 1, y2 - pad))
+
+
 def _grey(pixels: np.ndarray, scale: int) -> np.ndarray:
     """R+G+B (0..765) of every ``scale``-th pixel of every ``scale``-th row."""
     if pixels.flags.c_contiguous:  # one strided pass over the bytes of the kept rows
@@ -89,11 +101,13 @@ def _grey(pixels: np.ndarray, scale: int) -> np.ndarray:
 
 
 _READ: dict[bytes, str] = {}  # crop digest -> text: status bars, avatars and headers repeat across frames
+REC_H = 48  # the recognition model's input height
+BUCKET_W = 64  # crops are batched with others whose scaled width rounds up to the same multiple of this
 
 
 def recognise(pixels: np.ndarray, boxes: list[Box]) -> list[str]:
     """The text in each box; crops already read in this process (same pixels) are not read
-    again, the rest go to the model in one batch."""
+    again, the rest go to the model at their own width (see ``read_lines``)."""
     if not boxes:
         return []
     crops = [np.ascontiguousarray(pixels[y1:y2, x1:x2]) for x1, y1, x2, y2 in boxes]
@@ -103,8 +117,49 @@ def recognise(pixels: np.ndarray, boxes: list[Box]) -> list[str]:
     if todo:
         if len(_READ) > 200_000:
             _READ.clear()
-        _READ.update(zip(todo, _engine().recognize_txt(list(todo.values())).txts))
+        _READ.update(zip(todo, read_lines(list(todo.values()))))
     return [_READ[k] for k in keys]
+
+
+def read_lines(crops: list[np.ndarray]) -> list[str]:
+    """Each crop's text, read by rapidocr's recognition model (PP-OCR rec, CTC).
+
+    rapidocr pads every line to at least 320 px wide at 48 px high, so a short crop (a
+    name, a clock, a button) costs as much as a long one, and the model's cost grows with
+    the width. Here each crop is scaled to 48 px high and padded only to the next multiple
+    of ``BUCKET_W``; crops of one width bucket go in one batch, and the output is decoded
+    greedily (repeats collapsed, blanks dropped) as rapidocr does."""
+    rec = _engine()._load_rec_model()
+    scaled = [_scaled(c) for c in crops]
+    buckets: dict[int, list[int]] = {}
+    for i, img in enumerate(scaled):
+        buckets.setdefault(-(-img.shape[2] // BUCKET_W) * BUCKET_W, []).append(i)
+    out = [""] * len(crops)
+    for width, members in sorted(buckets.items()):
+        for start in range(0, len(members), 8):
+            batch = members[start:start + 8]
+            inputs = np.zeros((len(batch), 3, REC_H, width), dtype=np.float32)
+            for row, i in enumerate(batch):
+                inputs[row, :, :, :scaled[i].shape[2]] = scaled[i]
+            steps = rec.session(inputs).argmax(axis=2)
+            for row, i in enumerate(batch):
+                out[i] = _ctc(steps[row], rec.postprocess_op.character)
+    return out
+
+
+def _scaled(crop: np.ndarray) -> np.ndarray:
+    """(3, 48, w) float32 in [-1, 1], as rapidocr normalises a line."""
+    h, w = crop.shape[:2]
+    width = max(1, int(np.ceil(REC_H * w / max(1, h))))
+    img = np.asarray(Image.fromarray(crop).resize((width, REC_H), Image.Resampling.BILINEAR), dtype=np.float32)
+    return (img.transpose(2, 0, 1) / 127.5) - 1.0
+
+
+def _ctc(steps: np.ndarray, characters: list[str]) -> str:
+    """Greedy CTC decoding: repeats collapsed, blanks (index 0) dropped."""
+    keep = np.ones(len(steps), dtype=bool)
+    keep[1:] = steps[1:] != steps[:-1]
+    return "".join(characters[k] for k in steps[keep & (steps != 0)])
 
 
 def text_boxes(png: bytes) -> list[tuple[Box, str]]:

@@ -157,6 +157,17 @@ class Detector:
 @lru_cache(maxsize=65536)
 def _find(text: str, names: frozenset[str]) -> tuple[Span, ...]:
     found = _Found()
+    found.spans = list(_value_spans(text))
+    for start, end, kind, key in pii_rules.find(text, names):
+        found.add(start, end, kind, key)
+    return tuple(sorted(found.spans, key=lambda s: s.start))
+
+
+@lru_cache(maxsize=65536)
+def _value_spans(text: str) -> tuple[Span, ...]:
+    """The spans that do not depend on the names a caller knows (emails, ids, cards, handles,
+    phones), found once per text however many detectors (name lists) read it."""
+    found = _Found()
     if "@" in text:
         for m in EMAIL.finditer(text):
             found.add(m.start(), m.end(), "EMAIL", m.group().lower())
@@ -171,9 +182,7 @@ def _find(text: str, names: frozenset[str]) -> tuple[Span, ...]:
             _split_runs(text, found)
     elif re.search(r"[A-Z]{2} ?\d", text):
         _ids(text, found)  # NI numbers have 6 digits
-    for start, end, kind, key in pii_rules.find(text, names):
-        found.add(start, end, kind, key)
-    return tuple(sorted(found.spans, key=lambda s: s.start))
+    return tuple(found.spans)
 
 
 def find_pii(text: str | None, names: frozenset[str] = frozenset()) -> list[Span]:

@@ -10,7 +10,7 @@ given), so one set of credentials reaches both.
 from __future__ import annotations
 
 import os
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
@@ -144,6 +144,17 @@ def upload_folder(folder: str | os.PathLike, uri: str, storage_options: dict[str
                     use_threads=threads > 1)
 
 
+def download_folder(uri: str, folder: str | os.PathLike, storage_options: dict[str, str] | None = None,
+                    threads: int = 8) -> None:
+    """Copy every file under ``uri`` into the local ``folder`` (``pyarrow.fs.copy_files``);
+    raises FileNotFoundError when nothing is stored there."""
+    fs, path = filesystem(uri, storage_options)
+    if fs.get_file_info(path).type != pafs.FileType.Directory or not exists(uri, storage_options):
+        raise FileNotFoundError(f"nothing stored at {uri}")
+    pafs.copy_files(path, str(folder), source_filesystem=fs, destination_filesystem=pafs.LocalFileSystem(),
+                    use_threads=threads > 1)
+
+
 def remove_folder(uri: str, storage_options: dict[str, str] | None = None) -> None:
     fs, path = filesystem(uri, storage_options)
     try:
@@ -166,6 +177,14 @@ def resolve_folder(lake_uri: str, stored: str) -> str:
     """Where a stored dataset folder is now. Relative (since issue 31): under the lake root.
     Absolute (older versions): as stored when it is inside the lake's present root, else
     the same ``datasets/<name>/<folder>`` under that root (the lake moved)."""
+    return resolve_in_lake(lake_uri, stored, "datasets")
+
+
+def resolve_in_lake(lake_uri: str, stored: str, top: str) -> str:
+    """Where a path stored in the lake (a dataset folder under ``datasets/``, a checkpoint
+    under ``models/``) is now: a relative one under the lake's present root; an absolute one
+    (written before paths were stored relative) as stored when it is inside that root, else
+    the same ``<top>/...`` tail under it (the lake moved); anything else as stored."""
     root = str(lake_uri or "").rstrip("/")
     if not stored or not root:
         return stored or ""
@@ -173,5 +192,21 @@ def resolve_folder(lake_uri: str, stored: str) -> str:
         return f"{root}/{stored}"
     if stored.startswith(root + "/"):
         return stored
-    tail = stored.rstrip("/").rsplit("/datasets/", 1)
-    return f"{root}/datasets/{tail[1]}" if len(tail) == 2 and inside(tail[1]) else stored
+    tail = stored.rstrip("/").rsplit(f"/{top}/", 1)
+    return f"{root}/{top}/{tail[1]}" if len(tail) == 2 and inside(tail[1]) else stored
+
+
+def relative_in_lake(lake_uri: str, path: str) -> str | None:
+    """``path`` relative to the lake root when it lies inside it (what the lake stores, so
+    that it can move), else None. Local paths are compared resolved (symlinks, ``..``)."""
+    root, target = str(lake_uri or "").rstrip("/"), str(path)
+    if not root:
+        return None
+    if is_remote(root) or is_remote(target):
+        rel = target[len(root) + 1:] if target.startswith(root + "/") else None
+    else:
+        try:
+            rel = Path(target).resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            rel = None
+    return rel if inside(rel) else None

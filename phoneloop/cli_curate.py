@@ -201,7 +201,7 @@ def push(
 
     Example: HF_TOKEN=... phoneloop datasets push default@v1 --repo my-org/phone-sft
     """
-    from curation.hub import push_folder
+    from curation.hub import push_version
     from curation.versions import get_version, unredacted_real_episodes
 
     try:
@@ -212,7 +212,7 @@ def push(
             fail(f"{dv.ref} holds {unscanned} real-phone episodes that no redact op scanned for personal data "
                  "(or one with blur: false); add `- op: redact` to its recipe and build again, or pass "
                  "--allow-unredacted; nothing pushed")
-        result = push_folder(Path(dv.path), repo, revision_tag=f"{dv.name}-v{dv.version}", private=private, token=token)
+        result = push_version(opened, dv, repo, private=private, token=token)
     except typer.Exit:
         raise
     except (CurationError, LakeError) as exc:

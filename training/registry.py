@@ -11,10 +11,12 @@ re-training ``sft-a`` supersedes the old one without rewriting history.
 
 On a lake in object storage (``s3://...``) a model is trained in a folder on this machine
 (``checkpoint_dir``), and ``register_model`` uploads it into the lake before the row is
-written, so the row names its object-store URI and any machine with the lake's
+written, so the row names the uploaded copy and any machine with the lake's
 credentials can load it: ``resolve_model`` downloads such a model once, verified, into
 ``$PHONELOOP_CACHE`` (training/model_store.py). A local lake keeps checkpoints where they
-were trained, and its rows name those folders.
+were trained (``<lake>/models/<name>``). A path inside the lake is stored relative to the
+lake root (``models/<name>/...``) and read back under the lake's present root, so a lake
+that was moved (``mv``) or copied to object storage still finds its models.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from datalake.storage import is_remote
+from datalake.storage import is_remote, relative_in_lake, resolve_in_lake
 from training.errors import BadTrainingConfig, ModelNotFound
 from training.tiny import TINY, tiny_model
 
@@ -57,18 +59,22 @@ class ModelEntry:
 
 def register_model(lake, entry: ModelEntry) -> ModelEntry:
     """Append ``entry``'s row; on an object-store lake its local folder is uploaded first, and
-    the row (and the entry returned) names the uploaded copy."""
+    the entry returned names the uploaded copy. The row stores a path inside the lake
+    relative to the lake root (``models/<name>/...``), so a moved or copied lake still finds
+    its models; any other path (a folder outside ``models/``, a Hub id) is stored as given."""
     if is_remote(lake.uri) and not is_remote(entry.path) and Path(entry.path).is_dir():
         from training.model_store import publish
 
         entry = replace(entry, path=publish(lake, entry.name, entry.path))
-    lake.append("models", [entry.row()])
+    rel = relative_in_lake(lake.uri, entry.path)
+    stored = rel if rel and rel.startswith("models/") else None
+    lake.append("models", [replace(entry, path=stored).row() if stored else entry.row()])
     return entry
 
 
 def list_models(lake, name: str | None = None) -> list[ModelEntry]:
     q = "SELECT * FROM models" + (" WHERE name = ?" if name else "") + " ORDER BY created_at"
-    return [_entry(r) for r in lake.sql(q, [name] if name else None).to_pylist()]
+    return [_entry(r, lake.uri) for r in lake.sql(q, [name] if name else None).to_pylist()]
 
 
 def get_model(lake, name: str) -> ModelEntry:
@@ -124,8 +130,21 @@ def checkpoint_dir(lake, name: str) -> Path:
     return Path(lake.uri) / "models" / name
 
 
-def _entry(row: dict) -> ModelEntry:
-    return ModelEntry(name=row["name"], path=row["path"], base_model=row["base_model"], dataset=row["dataset"],
-                      dataset_fingerprint=row["dataset_fingerprint"], parent=row["parent"],
+def model_path(lake_uri: str, stored: str) -> str:
+    """Where a ``models`` row's path is now: a relative one under the lake's present root;
+    an absolute one from before paths were stored relative, as stored, or under the present
+    root when the lake moved (``datalake.storage.resolve_in_lake``). A path that names no
+    lake folder (a checkpoint elsewhere) is returned as stored."""
+    if not stored or (not is_remote(stored) and not stored.startswith("/") and not stored.startswith("models/")):
+        return stored
+    resolved = resolve_in_lake(lake_uri, stored, "models")
+    if resolved != stored and not is_remote(stored) and Path(stored).exists():
+        return stored  # an absolute folder that is still there (outside the lake, or the lake did not move)
+    return resolved
+
+
+def _entry(row: dict, lake_uri: str) -> ModelEntry:
+    return ModelEntry(name=row["name"], path=model_path(lake_uri, row["path"]), base_model=row["base_model"],
+                      dataset=row["dataset"], dataset_fingerprint=row["dataset_fingerprint"], parent=row["parent"],
                       config=json.loads(row["config_json"] or "{}"), metrics=json.loads(row["metrics_json"] or "{}"),
                       created_at=row["created_at"])

@@ -75,6 +75,22 @@ def test_card_shows_the_recipe_sql_with_literals_replaced_by_placeholders(lake):
     assert "outcome = ? AND verified_by IN (?, ?)" in recipe and "instruction NOT LIKE ? AND ? < ?" in recipe
 
 
+def test_recipe_file_in_the_folder_masks_sql_literals_and_redact_names(lake):
+    text = DEFAULT.read_text().replace("name: default", "name: literal").replace(
+        "    AND purpose <> 'eval'", "    AND purpose <> 'eval' AND instruction NOT LIKE '%Priya Raman%' AND 41 < 42"
+    ).replace("  - op: redact\n    blur: true", "  - op: redact\n    blur: true\n    names: [Wang Xiaoming, 王小明]")
+    assert "王小明" in text and "Priya" in text  # the recipe as written names them
+    dv = curate(lake, parse_recipe(text))
+    published = (Path(dv.path) / "recipe.yaml").read_text(encoding="utf-8")
+    for secret in ("Priya", "41", "'success'", "Wang Xiaoming", "王小明", "Xiaoming"):
+        assert secret not in published, secret
+    parsed = yaml.safe_load(published)
+    assert "outcome = ? AND verified_by IN (?, ?)" in parsed["select"]
+    assert [op for op in parsed["ops"] if op["op"] == "redact"] == [{"op": "redact", "blur": True, "names": ["?", "?"]}]
+    assert get_version(lake, dv.ref).recipe == text  # the lake keeps the recipe as written: rebuilds read it
+    assert rebuild(lake, dv.ref)["same"]
+
+
 def test_rebuild_verifies_the_fingerprint_without_registering_a_version(lake):
     first = curate(lake, load_recipe(DEFAULT))
     lake.write_episodes([episode(99, task="new.task")])  # the lake moves on

@@ -70,6 +70,29 @@ def test_a_lake_copied_to_object_storage_rebuilds_identical(moved):
     assert result["same"] and result["differing_files"] == []
 
 
+def test_a_moved_lake_finds_its_registered_models(tmp_path):
+    from training.registry import ModelEntry, checkpoint_dir, get_model, register_model, resolve_model
+
+    lake = Lake.init(tmp_path / "before" / "lake")
+    folder = checkpoint_dir(lake, "sft-a") / "final"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"model_type": "qwen3_vl"}')
+    outside = tmp_path / "elsewhere" / "ckpt"
+    outside.mkdir(parents=True)
+    for name, path in (("sft-a", folder), ("sft-out", outside)):
+        register_model(lake, ModelEntry(name=name, path=str(path), base_model="tiny", dataset=None,
+                                        dataset_fingerprint=None, parent=None, config={}, metrics={}))
+    rows = {r["name"]: r["path"] for r in lake.sql("SELECT name, path FROM models").to_pylist()}
+    assert rows == {"sft-a": "models/sft-a/final", "sft-out": str(outside)}  # inside the lake: relative
+    (tmp_path / "after").mkdir()
+    shutil.move(str(tmp_path / "before" / "lake"), str(tmp_path / "after" / "lake"))
+    moved = Lake.open(tmp_path / "after" / "lake")
+    found = Path(resolve_model(moved, "sft-a").path)
+    assert found == tmp_path / "after" / "lake" / "models" / "sft-a" / "final"
+    assert json.loads((found / "config.json").read_text()) == {"model_type": "qwen3_vl"}
+    assert get_model(moved, "sft-out").path == str(outside)  # a folder outside the lake stays where it is
+
+
 @pytest.mark.parametrize("stored, root, expected", [
     ("/old/place/lake/datasets/d/v1-abc", "/new/lake", "/new/lake/datasets/d/v1-abc"),  # an older absolute path
     ("/new/lake/datasets/d/v1-abc", "/new/lake", "/new/lake/datasets/d/v1-abc"),
@@ -78,3 +101,16 @@ def test_a_lake_copied_to_object_storage_rebuilds_identical(moved):
 ])
 def test_stored_folders_resolve_against_the_present_lake_root(stored, root, expected):
     assert resolve_folder(root, stored) == expected
+
+
+@pytest.mark.parametrize("stored, root, expected", [
+    ("models/x/final", "/new/lake", "/new/lake/models/x/final"),
+    ("models/x/0123abcd", "s3://b/p", "s3://b/p/models/x/0123abcd"),
+    ("/old/place/lake/models/x/final", "/new/lake", "/new/lake/models/x/final"),  # an older absolute row
+    ("s3://b/p/models/x/0123abcd", "s3://b/p", "s3://b/p/models/x/0123abcd"),
+    ("org/model", "/new/lake", "org/model"),  # a Hub id
+])
+def test_stored_model_paths_resolve_against_the_present_lake_root(stored, root, expected):
+    from training.registry import model_path
+
+    assert model_path(root, stored) == expected
