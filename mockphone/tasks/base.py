@@ -87,6 +87,10 @@ class Task:
     # this template's own wrong answers: (name, (task, phone) -> answer text) (the other account's balance,
     # the alarm that is off, another contact's number)
     wrong_answers: ClassVar[tuple[tuple[str, Callable[[Any, Any], str]], ...]] = ()
+    # this template's own wrong entity: (param, pick) with ``pick(task, phone)`` another item of that kind on the
+    # phone (``endings.record``, ``endings.choice``...): the oracle for it instead, and the task done and then for
+    # it too; an answer task (``changes_state`` False) answers it instead ("answered-for-another-PARAM")
+    swaps: ClassVar[tuple[tuple[str, Callable[[Any, Any], Any]], ...]] = ()
 
     def __init__(self, params: dict[str, Any] | None = None, seed: int = 0, locale: str = i18n.DEFAULT) -> None:
         self.locale = i18n.check(locale)  # the instruction's language; initialize_task takes the phone's
@@ -204,6 +208,14 @@ class Task:
         """
         out: dict[str, Any] = {name: near_miss(self, change(dict(self.params))) for name, change in self.near_misses}
         out.update({name: answer_ending(text) for name, text in self.wrong_answers})
+        from mockphone.tasks import endings
+
+        for key, pick in self.swaps:
+            if self.changes_state:
+                out[f"another-{key}"] = endings.instead(key, pick)
+                out[f"also-another-{key}"] = endings.also(key, pick)
+            else:
+                out[f"answered-for-another-{key}"] = answer_ending(endings.answered_for(key, pick))
         return out
 
     def check(self, phone: MockPhone) -> float:

@@ -10,6 +10,7 @@ from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
 from mockphone.tasks import answers
+from mockphone.tasks import endings as endings_
 from mockphone.tasks.base import Param, Task, digit_off, final_answer, fraction
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ class AlsoAnother(Task):
                 also_params({**task.params, key: other})(phone, task)
 
             endings[f"also-another-{kind}"] = play
+            endings[f"another-{kind}-instead"] = endings_.instead(key, lambda t, phone: other_value(phone, t, kind))
         return endings
 
 

@@ -46,3 +46,92 @@ def read(ui: UI, rid: str) -> str:
     """The text of element ``rid`` on the current screen ("" when it is not there)."""
     el = ui.find(rid=rid)
     return el.text if el is not None else ""
+
+
+# --- a template's own wrong entity, and "did it and another one too", in one declaration ------------------
+# ``Task.swaps`` lists (param, pick): ``pick(task, phone)`` names another item of the same kind that is on this
+# phone (another contact, note, alarm, product, another choice of the param); the template gets two endings from
+# it: the oracle played for that item instead ("another-PARAM") and the task done, then done for it too
+# ("also-another-PARAM"). An answer task gets "answered-for-another-PARAM": the right answer of that item.
+
+Pick = Callable[["Task", "MockPhone"], object]
+
+
+def _other(task: Task, phone: MockPhone, key: str, pick: Pick) -> dict:
+    from mockphone.errors import InvalidTaskParams
+
+    value = pick(task, phone)
+    if value is None or value == task.params[key]:
+        raise InvalidTaskParams(f"{task.name()}: no other {key} on this phone")
+    return {**task.params, key: value}
+
+
+def instead(key: str, pick: Pick) -> Callable[[MockPhone, Task], None]:
+    """The oracle for another ``key`` (the wrong contact, note, amount), then terminate(success)."""
+    def run(phone: MockPhone, task: Task) -> None:
+        from mockphone.tasks.play import play_other
+
+        params = _other(task, phone, key, pick)
+        try:
+            play_other(phone, type(task)(params, seed=task.seed))
+        except Exception:  # noqa: BLE001 - the other item's path stops early: what was done stays
+            pass
+        phone.act(Action("terminate", status="success"))
+
+    return run
+
+
+def also(key: str, pick: Pick) -> Callable[[MockPhone, Task], None]:
+    """The task done, then the same done for another ``key`` too (also deleted, also sent, also bought)."""
+    def run(phone: MockPhone, task: Task) -> None:
+        from mockphone.tasks.play import also_params
+
+        also_params(_other(task, phone, key, pick))(phone, task)
+
+    return run
+
+
+def answered_for(key: str, pick: Pick) -> Callable[[Task, MockPhone], str]:
+    """A wrong answer: the oracle's answer for another ``key`` (another item's price, another alarm's time)."""
+    def text(task: Task, phone: MockPhone) -> str:
+        from mockphone.tasks.base import oracle_answer
+
+        other = type(task)(_other(task, phone, key, pick), seed=task.seed)
+        return oracle_answer(other, phone)
+
+    return text
+
+
+def choice(key: str) -> Pick:
+    """Another of the param's declared choices (the next one in the schema's order)."""
+    def pick(task: Task, phone: MockPhone) -> object:
+        options = [c for c in (task.schema[key].choices or ()) if c != task.params[key]]
+        return options[task.seed % len(options)] if options else None
+
+    return pick
+
+
+def record(prefix: str, where: Callable[[dict], bool] | None = None) -> Pick:
+    """Another record key under ``prefix`` in the phone's snapshot (``notes.notes``: another note's title),
+    none that a param names or is named in; ``where`` filters on the record's fields."""
+    def pick(task: Task, phone: MockPhone) -> object:
+        from mockphone.tasks import events, statediff
+
+        recs = events.records(statediff.snapshot(phone), prefix)
+        taken = [str(v) for v in task.params.values()]
+        keys = sorted(k[len(prefix) + 1:-1] for k, fields in recs.items() if where is None or where(fields))
+        keys = [k for k in keys if k and not any(k in t or t in k for t in taken)
+                and not any(k != m and k in m for m in keys)]
+        return keys[task.seed % len(keys)] if keys else None
+
+    return pick
+
+
+def scaled(key: str, factor: float, at_least: int = 1) -> Pick:
+    """The param times ``factor`` (a wrong amount, quantity, budget), at least ``at_least``."""
+    def pick(task: Task, phone: MockPhone) -> object:
+        value = task.params[key]
+        out = max(at_least, int(round(value * factor)))
+        return out if out != value else value + 1
+
+    return pick

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -198,6 +199,47 @@ def check_wrong_endings(cls: type[Task], seed: int) -> list[Failure]:
             out.append(Failure(cls.name(), seed, "wrong-endings", f"wrong ending {name!r} scores {score}"))
     if len(names) < 2:
         out.append(Failure(cls.name(), seed, "wrong-endings", f"only {len(names)} wrong ending(s)"))
+    return out + check_own_endings(cls, seed)
+
+
+# navigation and the agent's own log: a change here alone is not something an ending did to the phone
+NAVIGATION = ("system.clock_s", "system.opened", "system.permissions*", "system.answers", "system.questions",
+              "system.terminated", "system.drafts", "system.notifications*", "system.tool_calls", "system.clipboard",
+              "*.read", "messages.unread", "files[*.xml]")
+DELIBERATE = {"answer", "ask_user"}  # an ending that answers or asks is a deliberate ending even if nothing changed
+MIN_OWN = 2
+_NAV = re.compile("|".join(re.escape(p).replace(r"\*", ".*") for p in NAVIGATION) + r"\Z")
+
+
+def ending_changed(phone: MockPhone, infeasible: bool = False) -> bool:
+    """Whether the episode on ``phone`` changed something relative to its start, read from the event log
+    (the start snapshot against the last one, navigation left out) and the raw stores, not the verifier;
+    an answer, a question or a terminate other than ``success`` (any terminate, on an ``infeasible`` task: the
+    false claim is the ending) is a deliberate ending and counts too."""
+    log = events.log_of(phone)
+    if log is None or not log.events:
+        return False
+    if any(e.action in DELIBERATE or e.action == "terminate" and (infeasible or e.text != "success")
+           for e in log.events):
+        return True
+    last = log.events[-1].after
+    return any(not _NAV.match(p) for p in statediff.diff(log.start, last))
+
+
+def check_own_endings(cls: type[Task], seed: int) -> list[Failure]:
+    """The template's own endings: at least ``MIN_OWN``, and each one changed something (an ending that stops
+    at the dialog and claims success tests nothing a truncated oracle does not)."""
+    own = cls(seed=seed).wrong_endings()
+    out = [Failure(cls.name(), seed, "own-endings", f"only {len(own)} wrong ending(s) of its own")] \
+        if len(own) < MIN_OWN else []
+    for name, ending in own.items():
+        phone, task = start(cls, seed)
+        try:
+            ending(phone, task)
+        except MockPhoneError:
+            continue  # reported by check_wrong_endings
+        if not ending_changed(phone, cls.category == "infeasible"):
+            out.append(Failure(cls.name(), seed, "own-endings", f"own ending {name!r} changed nothing"))
     return out
 
 
