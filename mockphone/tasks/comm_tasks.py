@@ -9,6 +9,7 @@ from datalake.types import Action
 from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks import endings as endings_
 from mockphone.tasks.base import Param, Task, digit_off, final_answer, fraction
@@ -296,6 +297,7 @@ class MessagesSend(AlsoAnother):
 class MessagesReplyUnread(Task):
     """Reply to whoever sent the unread message (the agent must find the thread marked new)."""
 
+    swaps = (("text", ends.choice("text")),)
     template = "Reply \"{text}\" to the unread message."
     app_names = ("messages",)
     complexity = 3.0
@@ -328,6 +330,8 @@ class MessagesReplyUnread(Task):
 class MessagesAnswerLast(Task):
     """Information retrieval: quote the last message someone sent."""
 
+    swaps = (("name", ends.record("messages.threads")),)
+    wrong_answers = (("their-first-text", lambda t, phone: phone.state("messages").threads[t.params["name"]][0].text),)
     template = "What was the last text {name} sent me? Answer with the message."
     app_names = ("messages",)
     complexity = 2.0

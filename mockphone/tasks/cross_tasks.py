@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps.assistant import MONTHS, first_sentence
 from mockphone.apps.calendar import Event
+from mockphone.tasks import endings as ends
 from mockphone.tasks.base import Param, Task, fraction
 from mockphone.tasks.comm_tasks import AlsoAnother, ensure_person, pick_name, search_key
 from mockphone.tasks.mail_tasks import ensure_mail, inbox_subject
@@ -75,6 +76,7 @@ def _leave_prompt(params) -> str:
 class AssistantLeaveRequest(Task):
     """Ask the assistant to draft a leave request for a date (the reply must mention that date)."""
 
+    swaps = (("date", ends.choice("date")), ("reason", ends.choice("reason")))
     template = "Ask the Assistant to write a leave request for {date} because of {reason}."
     app_names = ("assistant",)
     complexity = 2.0
@@ -119,6 +121,7 @@ class AssistantSummarize(Task):
 class CrossLeaveRequestToNote(Task):
     """Draft a leave request with the assistant and save it as a note (stale clipboard must not be pasted)."""
 
+    swaps = (("date", ends.choice("date")), ("reason", ends.choice("reason")))
     template = ("Ask the Assistant to write a leave request for {date} because of {reason}, then save the "
                 "text in a new note titled \"Leave request\".")
     app_names = ("assistant", "notes")
@@ -150,6 +153,7 @@ class CrossLeaveRequestToNote(Task):
 class CrossLeaveRequestToMail(Task):
     """Draft a leave request with the assistant and email it (body must be the fresh draft)."""
 
+    swaps = (("to", ends.choice("to")), ("date", ends.choice("date")))
     template = ("Have the Assistant draft a leave request for {date} because of {reason} and email it to {to} "
                 "with the subject \"Leave request\".")
     app_names = ("assistant", "mail")
@@ -298,6 +302,7 @@ class CrossPriceToMessage(AlsoAnother):
 class CrossEventToAlarm(Task):
     """Read an event time in Calendar and set an alarm one hour before it."""
 
+    swaps = (("title", ends.choice("title")),)
     template = "Set an alarm one hour before my \"{title}\" event."
     app_names = ("calendar", "clock")
     category = "cross-app"

@@ -111,15 +111,17 @@ def choice(key: str) -> Pick:
     return pick
 
 
-def record(prefix: str, where: Callable[[dict], bool] | None = None) -> Pick:
-    """Another record key under ``prefix`` in the phone's snapshot (``notes.notes``: another note's title),
-    none that a param names or is named in; ``where`` filters on the record's fields."""
+def record(prefix: str, where: Callable[[dict], bool] | None = None, field: str = "") -> Pick:
+    """Another record key under ``prefix`` in the phone's snapshot (``notes.notes``: another note's title), or
+    its ``field`` (``mail.emails`` by ``subject``), none that a param names or is named in; ``where`` filters on
+    the record's fields."""
     def pick(task: Task, phone: MockPhone) -> object:
         from mockphone.tasks import events, statediff
 
         recs = events.records(statediff.snapshot(phone), prefix)
         taken = [str(v) for v in task.params.values()]
-        keys = sorted(k[len(prefix) + 1:-1] for k, fields in recs.items() if where is None or where(fields))
+        keys = sorted(str(fields.get(field)) if field else k[len(prefix) + 1:-1] for k, fields in recs.items()
+                      if (where is None or where(fields)) and (not field or fields.get(field)))
         keys = [k for k in keys if k and not any(k in t or t in k for t in taken)
                 and not any(k != m and k in m for m in keys)]
         return keys[task.seed % len(keys)] if keys else None
@@ -135,3 +137,46 @@ def scaled(key: str, factor: float, at_least: int = 1) -> Pick:
         return out if out != value else value + 1
 
     return pick
+
+
+def misread(task: Task, phone: MockPhone) -> str:
+    """A wrong answer: the right one misread (its last digit one off; without digits, only its first half)."""
+    import re
+
+    from mockphone.tasks.base import oracle_answer
+
+    right = oracle_answer(task, phone)
+    digits = list(re.finditer(r"\d", right))
+    if digits:
+        i = digits[-1].start()
+        return right[:i] + str((int(right[i]) + 1) % 10) + right[i + 1:]
+    words = right.split()
+    return " ".join(words[:max(1, len(words) // 2)]) if len(words) > 1 else right[: max(1, len(right) // 2)]
+
+
+def after(script_of: Callable[[Task], Script]) -> Callable[[MockPhone, Task], None]:
+    """The task done (its oracle), then ``script_of(task)``: one step too many (starred it too, archived it
+    again), then the oracle's own terminate."""
+    def run(phone: MockPhone, task: Task) -> None:
+        from mockphone.tasks.play import ending_of, run_oracle
+
+        last = ending_of(run_oracle(phone, task, terminate=False))
+        play(phone, script_of(task), terminate=False)
+        phone.act(last)
+
+    return run
+
+
+def transposed(task: Task, phone: MockPhone) -> str:
+    """A wrong answer: the right one with its last two digits swapped (a typing slip)."""
+    import re
+
+    from mockphone.tasks.base import oracle_answer
+
+    right = oracle_answer(task, phone)
+    pos = [m.start() for m in re.finditer(r"\d", right)]
+    pairs = [(i, j) for i, j in zip(pos, pos[1:]) if right[i] != right[j]]
+    if not pairs:
+        return misread(task, phone)
+    i, j = pairs[-1]
+    return right[:i] + right[j] + right[i + 1:j] + right[i] + right[j + 1:]

@@ -180,7 +180,7 @@ def wrong_endings(task: Task, seed: int = 0) -> dict[str, Ending]:
             endings["also-other-params"] = _also_params(other)
     if answers_in_oracle(type(task), seed):
         endings["second-answer"] = _second_answer
-    endings.update(task.wrong_endings())
+    endings.update(task.own_endings())
     return endings
 
 
@@ -229,7 +229,7 @@ def ending_changed(phone: MockPhone, infeasible: bool = False) -> bool:
 def check_own_endings(cls: type[Task], seed: int) -> list[Failure]:
     """The template's own endings: at least ``MIN_OWN``, and each one changed something (an ending that stops
     at the dialog and claims success tests nothing a truncated oracle does not)."""
-    own = cls(seed=seed).wrong_endings()
+    own = cls(seed=seed).own_endings()
     out = [Failure(cls.name(), seed, "own-endings", f"only {len(own)} wrong ending(s) of its own")] \
         if len(own) < MIN_OWN else []
     for name, ending in own.items():
@@ -485,7 +485,7 @@ def own_wrong_endings(classes: Iterable[type[Task]]) -> dict[str, int]:
     out = {}
     for cls in classes:
         try:
-            out[cls.name()] = len(cls(seed=0).wrong_endings())
+            out[cls.name()] = len(cls(seed=0).own_endings())
         except Exception:  # noqa: BLE001 - a template that cannot build its endings defines none that run
             out[cls.name()] = 0
     return out

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.maps import Place, Saved
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.endings import answer, ending
@@ -104,6 +105,7 @@ def _place_param() -> Param:
 class MapsSavePlace(Task):
     """Star a place so it shows under Favorites."""
 
+    swaps = (("place", ends.record("maps.places")),)
     template = "Save {place} to my favorites in Maps."
     app_names = ("maps",)
     complexity = 4.0
@@ -448,6 +450,8 @@ class MapsAvoidTollsAndDrive(Task):
 class MapsAnswerTravelTime(Task):
     """How long a trip takes by a mode: open the route, pick the mode, read the minutes."""
 
+    swaps = (("mode", ends.choice("mode")),)
+    wrong_answers = (("misread", ends.misread),)
     template = ("How many minutes does it take to get to {place} with the {mode} travel mode according to Maps? "
                 "Answer with the number.")
     app_names = ("maps",)
