@@ -221,8 +221,8 @@ class Task:
                     out[f"another-{key}"] = endings.instead(key, pick)
                 if not modes or "also" in modes:
                     out[f"also-another-{key}"] = endings.also(key, pick)
-            else:
-                out[f"answered-for-another-{key}"] = answer_ending(endings.answered_for(key, pick))
+            else:  # its oracle answers: played for the other item, it answers for that one
+                out[f"answered-for-another-{key}"] = endings.instead(key, pick)
         return out
 
     def check(self, phone: MockPhone) -> float:

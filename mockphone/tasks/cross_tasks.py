@@ -8,6 +8,7 @@ in this episode, so pasting the stale clipboard — the seed article's failure �
 from __future__ import annotations
 
 import random
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
@@ -113,9 +114,17 @@ class AssistantSummarize(Task):
         return float(bool(replies) and f"{first}. Ref: SM-" in replies[-1])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._ask(ui, f"Summarize: {self.params['text']}")
+
+    def _ask(self, ui: UI, prompt: str) -> Iterator[Action]:
         yield from ui.open("assistant")
-        yield from ui.type_into("prompt", f"Summarize: {self.params['text']}")
+        yield from ui.type_into("prompt", prompt)
         yield from ui.tap(rid="send")
+
+    def wrong_endings(self) -> dict:
+        rest = re.split(r"(?<=[.。])\s*", self.params["text"], maxsplit=1)[-1]
+        return {"summarised-from-the-second-sentence": ends.ending(lambda t: lambda ui: t._ask(ui, f"Summarize: {rest}")),
+                "pasted-the-text-without-asking": ends.ending(lambda t: lambda ui: t._ask(ui, t.params["text"]))}
 
 
 class CrossLeaveRequestToNote(Task):

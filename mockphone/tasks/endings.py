@@ -57,23 +57,32 @@ def read(ui: UI, rid: str) -> str:
 Pick = Callable[["Task", "MockPhone"], object]
 
 
-def _other(task: Task, phone: MockPhone, key: str, pick: Pick) -> dict:
+def _other(task: Task, phone: MockPhone, key: str, pick: Pick) -> Task:
+    """``task`` with ``params[key]`` set to what ``pick`` names (not validated against the schema's choices:
+    the other item is one of this phone's, which another seed's world may not draw)."""
+    import copy
+    import weakref
+
     from mockphone.errors import InvalidTaskParams
 
     value = pick(task, phone)
     if value is None or value == task.params[key]:
         raise InvalidTaskParams(f"{task.name()}: no other {key} on this phone")
-    return {**task.params, key: value}
+    other = copy.copy(task)
+    other.params = {**task.params, key: value}
+    other._starts = weakref.WeakKeyDictionary()
+    return other
 
 
 def instead(key: str, pick: Pick) -> Callable[[MockPhone, Task], None]:
-    """The oracle for another ``key`` (the wrong contact, note, amount), then terminate(success)."""
+    """The oracle for another ``key`` (the wrong contact, note, amount; an answer task answers for it), then
+    terminate(success)."""
     def run(phone: MockPhone, task: Task) -> None:
         from mockphone.tasks.play import play_other
 
-        params = _other(task, phone, key, pick)
+        other = _other(task, phone, key, pick)
         try:
-            play_other(phone, type(task)(params, seed=task.seed))
+            play_other(phone, other)
         except Exception:  # noqa: BLE001 - the other item's path stops early: what was done stays
             pass
         phone.act(Action("terminate", status="success"))
@@ -84,22 +93,19 @@ def instead(key: str, pick: Pick) -> Callable[[MockPhone, Task], None]:
 def also(key: str, pick: Pick) -> Callable[[MockPhone, Task], None]:
     """The task done, then the same done for another ``key`` too (also deleted, also sent, also bought)."""
     def run(phone: MockPhone, task: Task) -> None:
-        from mockphone.tasks.play import also_params
+        from mockphone.tasks.play import ending_of, play_other, run_oracle
 
-        also_params(_other(task, phone, key, pick))(phone, task)
+        last = ending_of(run_oracle(phone, task, terminate=False))
+        other = _other(task, phone, key, pick)
+        for app in task.app_names:  # start the apps afresh, as an agent going back to them would
+            phone.act(Action("shell", command=f"am force-stop {phone.app(app).package}"))
+        try:
+            play_other(phone, other)
+        except Exception:  # noqa: BLE001 - the second item's path stops early: what was done stays
+            pass
+        phone.act(last)
 
     return run
-
-
-def answered_for(key: str, pick: Pick) -> Callable[[Task, MockPhone], str]:
-    """A wrong answer: the oracle's answer for another ``key`` (another item's price, another alarm's time)."""
-    def text(task: Task, phone: MockPhone) -> str:
-        from mockphone.tasks.base import oracle_answer
-
-        other = type(task)(_other(task, phone, key, pick), seed=task.seed)
-        return oracle_answer(other, phone)
-
-    return text
 
 
 def choice(key: str) -> Pick:

@@ -213,7 +213,7 @@ class MailRestoreFromTrash(_InboxTask):
                                                         ui.tap(rid=then)) for a in step)
 
         return {"restored-then-archived": ends.after(reopened("archive")),
-                "restored-then-deleted-again": ends.after(reopened("delete"))}
+                "restored-and-starred-it": ends.after(reopened("star"))}
 
 
 class MailAnswerCode(Task):
