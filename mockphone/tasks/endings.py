@@ -186,3 +186,11 @@ def transposed(task: Task, phone: MockPhone) -> str:
         return misread(task, phone)
     i, j = pairs[-1]
     return right[:i] + right[j] + right[i + 1:j] + right[i] + right[j + 1:]
+
+
+def digit_slip(text: str) -> str:
+    """``text`` with its first digit one off (a house number, a flight misread), or one letter short."""
+    for i, ch in enumerate(text):
+        if ch.isdigit():
+            return text[:i] + str((int(ch) + 1) % 10) + text[i + 1:]
+    return text[:-1]

@@ -11,6 +11,7 @@ import random
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -50,6 +51,7 @@ def _item(rng: random.Random, world: World | None) -> str:
 class ExpressAnswerTrackingNumber(Task):
     """Read the tracking number of one of my parcels."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "What is the tracking number of my {item} parcel in the SuperApp express-delivery mini-program?"
     app_names = ("superapp",)
     category = "mini-app"
@@ -290,6 +292,7 @@ class UtilityTopUp(Task):
 class UtilityAnswerDue(Task):
     """Read how much is due on one bill."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "How much do I owe on my {kind} bill in the SuperApp utility-bills mini-program? Answer with the amount."
     app_names = ("superapp",)
     category = "mini-app"
@@ -312,6 +315,7 @@ class UtilityAnswerDue(Task):
 class UtilityAnswerAccount(Task):
     """Read the account number of one utility account."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "What is my {kind} account number in the SuperApp utility-bills mini-program?"
     app_names = ("superapp",)
     category = "mini-app"

@@ -157,7 +157,11 @@ class ClockCancelTimer(Task):
 
     def wrong_endings(self) -> dict:
         def alarm(t):
-            return lambda ui: (a for step in (ui.open("clock"), ui.tap(rid="alarm_switch")) for a in step)
+            def script(ui):
+                yield Action("shell", command=f"am force-stop {ui.phone.app('clock').package}")
+                yield from ui.open("clock")
+                yield from ui.tap(rid="alarm_switch")
+            return script
         return {"switched-off-an-alarm-instead": ends.ending(alarm),
                 "cancelled-and-switched-off-an-alarm-too": ends.after(alarm)}
 
