@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.news import Article
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.endings import answer, ending
@@ -61,6 +62,7 @@ def _title_param() -> Param:
 class NewsSaveStory(Task):
     """Find a story through its section and save it for later."""
 
+    swaps = (("title", lambda t, phone: neighbour(phone, t.params["title"]).title, "also"),)
     template = "Save the story \"{title}\" for later in News."
     app_names = ("news",)
     complexity = 4.0

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.todo import Todo
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -273,6 +274,8 @@ class TodoReschedule(_EditTodo):
 class TodoSetPriority(_EditTodo):
     """Change a task's priority in its form."""
 
+    swaps = (("title", lambda t, phone: next((x.title for x in phone.state("todo").tasks if x.title != t.params["title"]
+                                              and x.priority != t.params["priority"]), None), "also"),)
     template = "Set the priority of the to-do \"{title}\" to {priority}."
     complexity = 5.0
     field = "priority"
@@ -308,6 +311,8 @@ class TodoSetPriority(_EditTodo):
 class TodoMoveToList(_EditTodo):
     """Move a task to another list in its form."""
 
+    swaps = (("title", lambda t, phone: next((x.title for x in phone.state("todo").tasks if x.title != t.params["title"]
+                                              and x.list != t.params["list"]), None), "also"),)
     template = "Move the to-do \"{title}\" to my {list} list."
     complexity = 5.0
     field = "list"

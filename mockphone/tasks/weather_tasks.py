@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone import i18n
 from mockphone.apps.weather import City, Forecast, day_of, degrees
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.comm_tasks import ensure_person, pick_name
@@ -183,6 +184,8 @@ class WeatherRemoveCity(Task):
 class WeatherSetDefault(Task):
     """Make a saved city the default (the one the Today tab shows)."""
 
+    swaps = (("city", lambda t, phone: next((n for n in phone.state("weather").saved if n not in (
+        t.params["city"], t.start_state(phone)["weather.default"])), None), "also"),)
     template = "Make {city} my default city in Weather."
     app_names = ("weather",)
     complexity = 4.0
