@@ -311,7 +311,6 @@ class CrossPriceToMessage(AlsoAnother):
 class CrossEventToAlarm(Task):
     """Read an event time in Calendar and set an alarm one hour before it."""
 
-    swaps = (("title", ends.choice("title")),)
     template = "Set an alarm one hour before my \"{title}\" event."
     app_names = ("calendar", "clock")
     category = "cross-app"
@@ -330,13 +329,20 @@ class CrossEventToAlarm(Task):
         return float(alarm is not None and alarm.enabled)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._alarm(ui)
+
+    def wrong_endings(self) -> dict:
+        return {"at-the-event-time": ends.ending(lambda t: lambda ui: t._alarm(ui, hours_before=0)),
+                "two-hours-before": ends.ending(lambda t: lambda ui: t._alarm(ui, hours_before=2))}
+
+    def _alarm(self, ui: UI, hours_before: int = 1) -> Iterator[Action]:
         yield from ui.open("calendar")
         yield from ui.tap(text=self.params["title"])
         when = ui.find(rid="event_when").text.split("· ")[1]
         h, m = (int(v) for v in when.split(":"))
         yield from ui.open("clock")
         yield from ui.tap(rid="add_alarm")
-        yield from ui.type_into("hour", str(h - 1))
+        yield from ui.type_into("hour", str(h - hours_before))
         yield from ui.type_into("minute", str(m))
         yield from ui.tap(rid="save")
 

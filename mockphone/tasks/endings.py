@@ -167,6 +167,8 @@ def after(script_of: Callable[[Task], Script]) -> Callable[[MockPhone, Task], No
         from mockphone.tasks.play import ending_of, run_oracle
 
         last = ending_of(run_oracle(phone, task, terminate=False))
+        for app in task.app_names:  # start the apps afresh, as an agent going back to them would
+            phone.act(Action("shell", command=f"am force-stop {phone.app(app).package}"))
         play(phone, script_of(task), terminate=False)
         phone.act(last)
 

@@ -176,14 +176,7 @@ class MapsUnsavePlace(Task):
                 yield from ui.tap(text="Remove")
             return script
 
-        def cancelled(task):
-            def script(ui):
-                yield from ui.open("maps")
-                yield from ui.tap(rid="tab_saved")
-                yield from ui.long_press(text=task.params["place"])
-                yield from ui.tap(text="Cancel")
-            return script
-        return {"removed-another": ending(other), "cancelled-the-dialog": ending(cancelled)}
+        return {"removed-another": ending(other), "removed-it-and-another-too": ends.after(other)}
 
 
 class MapsAnswerAddress(Task):
@@ -294,12 +287,13 @@ class MapsNavigateTo(Task):
                 yield from navigate(ui, task.params["place"], mode)
             return script
 
-        def route_only(task):  # looked at the route, never pressed Start
+        def elsewhere(task):  # then started a route to another place as well
             def script(ui):
-                yield from open_place(ui, task.params["place"])
-                yield from ui.tap(rid="directions")
+                place = next(p.name for p in ui.phone.app("maps").state.places if p.name != task.params["place"])
+                yield from open_place(ui, place)
+                yield from navigate(ui, place, task.params["mode"])
             return script
-        return {"other-mode": ending(other_mode), "route-not-started": ending(route_only)}
+        return {"other-mode": ending(other_mode), "then-to-another-place": ends.after(elsewhere)}
 
 
 class MapsNavigateBestRated(Task):

@@ -138,7 +138,7 @@ class NewsUnsaveStory(Task):
                 yield from task.unsave(ui, state.article(next(x for x in state.saved if x != me)).title)
             return script
         return {"removed-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.unsave(ui, task.params["title"], "Cancel"))}
+                "removed-it-and-another-too": ends.after(other)}
 
 
 def _topics(ui: UI, *sections: str) -> Iterator[Action]:
@@ -281,7 +281,7 @@ class NewsHideOutlet(Task):
                 yield from task.hide(ui, next(a.title for a in state.feed() if a.outlet != mine))
             return script
         return {"hid-another-outlet": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.hide(ui, task.params["title"], "Cancel"))}
+                "hid-it-and-another-outlet-too": ends.after(other)}
 
 
 class NewsAnswerOutlet(Task):

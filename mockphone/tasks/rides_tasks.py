@@ -313,8 +313,7 @@ class RidesCancelScheduled(Task):
                 yield from task.cancel(ui, s.destination)
             return script
         return {"cancelled-another-ride": ending(other),
-                "kept-it-at-the-dialog": ending(lambda task: lambda ui: task.cancel(ui, task.params["address"],
-                                                                                     "Keep ride"))}
+                "cancelled-it-and-another-too": ends.after(other)}
 
 
 def _trip_param(rng: random.Random, world: World | None, unrated: bool) -> dict:

@@ -222,7 +222,8 @@ class TodoDelete(_OneTodo):
     def wrong_endings(self) -> dict:
         return {"deleted-another": ending(lambda task: lambda ui: task.delete(
                     ui, _neighbour(ui.phone, task.params["title"]).title)),
-                "cancelled": ending(lambda task: lambda ui: task.delete(ui, task.params["title"], "Cancel"))}
+                "deleted-it-and-another-too": ends.after(lambda task: lambda ui: task.delete(
+                    ui, next(t.title for t in ui.phone.app("todo").state.tasks if not t.done)))}
 
 
 class _EditTodo(_OneTodo):

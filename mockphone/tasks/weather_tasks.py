@@ -178,7 +178,7 @@ class WeatherRemoveCity(Task):
                 yield from task.remove(ui, next(n for n in state.saved if n != task.params["city"]))
             return script
         return {"removed-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.remove(ui, task.params["city"], "Cancel"))}
+                "removed-it-and-another-too": ends.after(other)}
 
 
 class WeatherSetDefault(Task):
