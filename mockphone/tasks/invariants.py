@@ -8,7 +8,9 @@ For a task class and a seed:
   (``truncated``: the oracle one action short; ``side-effect``: the oracle plus one change the
   task does not allow; ``other-params``: the oracle of the same template with other params (a
   wrong contact, amount, item); ``also-other-params``: the oracle and then that one too (the
-  text also sent to a second contact); ``second-answer``: an answer task answered twice) and the task's own ``wrong_endings()``;
+  text also sent to a second contact); ``second-answer``: an answer task answered twice) and the task's own
+  (``Task.own_endings``: at least two, each of which changed something on the phone, read from its event log;
+  ``own-endings`` failures otherwise);
 * ``determinism``: the same seed gives the same actions, screens and score;
 * ``render-xml``: the screenshot has the display's size and every clickable element of the
   dumped tree is hit by a tap at its centre;
@@ -39,7 +41,7 @@ from mockphone.tasks.play import play_other as _play  # noqa: E402
 from mockphone.tasks.play import also_params as _also_params  # noqa: E402
 from mockphone.tasks.play import also_play as _also_play  # noqa: E402
 from mockphone.tasks.play import ending_of as _ending_of  # noqa: E402
-INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "determinism", "render-xml", "collateral")
+INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "own-endings", "determinism", "render-xml", "collateral")
 NOT_STATE = {"answer", "ask_user", "terminate"}  # actions that leave the phone's state alone
 # changes tried, in order, by the generic side-effect ending: the first the task does not allow is used
 SIDE_EFFECTS = (
@@ -185,8 +187,10 @@ def wrong_endings(task: Task, seed: int = 0) -> dict[str, Ending]:
 
 
 def check_wrong_endings(cls: type[Task], seed: int) -> list[Failure]:
+    """Every wrong ending scores < 1; the template's own (at least ``MIN_OWN``) each changed something."""
     out = []
     names = wrong_endings(cls(seed=seed), seed)
+    own = cls(seed=seed).own_endings()
     for name, ending in names.items():
         phone, task = start(cls, seed)
         try:
@@ -197,9 +201,13 @@ def check_wrong_endings(cls: type[Task], seed: int) -> list[Failure]:
         score = task.is_successful(phone)
         if score >= 1.0:
             out.append(Failure(cls.name(), seed, "wrong-endings", f"wrong ending {name!r} scores {score}"))
+        if name in own and not ending_changed(phone, cls.category == "infeasible"):
+            out.append(Failure(cls.name(), seed, "own-endings", f"own ending {name!r} changed nothing"))
     if len(names) < 2:
         out.append(Failure(cls.name(), seed, "wrong-endings", f"only {len(names)} wrong ending(s)"))
-    return out + check_own_endings(cls, seed)
+    if len(own) < MIN_OWN:
+        out.append(Failure(cls.name(), seed, "own-endings", f"only {len(own)} wrong ending(s) of its own"))
+    return out
 
 
 # navigation and the agent's own log: a change here alone is not something an ending did to the phone
