@@ -220,8 +220,9 @@ _NAV = re.compile("|".join(re.escape(p).replace(r"\*", ".*") for p in NAVIGATION
 
 
 def ending_changed(phone: MockPhone, infeasible: bool = False) -> bool:
-    """Whether the episode on ``phone`` changed something relative to its start, read from the event log
-    (the start snapshot against the last one, navigation left out) and the raw stores, not the verifier;
+    """Whether the episode on ``phone`` changed something relative to its start, read from the phone's event log
+    (its start snapshot against the one after the last action, navigation left out), not from the verifier
+    (neither its score nor its allowed changes);
     an answer, a question or a terminate other than ``success`` (any terminate, on an ``infeasible`` task: the
     false claim is the ending) is a deliberate ending and counts too."""
     log = events.log_of(phone)
@@ -232,23 +233,6 @@ def ending_changed(phone: MockPhone, infeasible: bool = False) -> bool:
         return True
     last = log.events[-1].after
     return any(not _NAV.match(p) for p in statediff.diff(log.start, last))
-
-
-def check_own_endings(cls: type[Task], seed: int) -> list[Failure]:
-    """The template's own endings: at least ``MIN_OWN``, and each one changed something (an ending that stops
-    at the dialog and claims success tests nothing a truncated oracle does not)."""
-    own = cls(seed=seed).own_endings()
-    out = [Failure(cls.name(), seed, "own-endings", f"only {len(own)} wrong ending(s) of its own")] \
-        if len(own) < MIN_OWN else []
-    for name, ending in own.items():
-        phone, task = start(cls, seed)
-        try:
-            ending(phone, task)
-        except MockPhoneError:
-            continue  # reported by check_wrong_endings
-        if not ending_changed(phone, cls.category == "infeasible"):
-            out.append(Failure(cls.name(), seed, "own-endings", f"own ending {name!r} changed nothing"))
-    return out
 
 
 def check_determinism(cls: type[Task], seed: int) -> list[Failure]:

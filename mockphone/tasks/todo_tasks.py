@@ -185,12 +185,7 @@ class TodoComplete(_OneTodo):
                 yield from ui.tap(rid="toggle_done")
             return script
 
-        def undone(task):
-            def script(ui):
-                yield from task.oracle(ui)
-                yield from ui.tap(rid="toggle_done")
-            return script
-        return {"completed-another": ending(neighbour), "toggled-back": ending(undone)}
+        return {"completed-another": ending(neighbour), "completed-it-and-another-too": ends.after(neighbour)}
 
 
 class TodoDelete(_OneTodo):

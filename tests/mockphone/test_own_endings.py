@@ -87,3 +87,24 @@ def test_an_answer_or_a_question_is_a_deliberate_ending():
     assert invariants.ending_changed(phone, infeasible=True)  # on an infeasible task the claim is the ending
     phone.act(Action("answer", text="It is off"))
     assert invariants.ending_changed(phone)
+
+
+# --- the verifiers the fuzzer fooled ---------------------------------------------------------------------
+
+def test_a_labelled_alarm_created_and_then_switched_off_is_not_the_alarm_asked_for():
+    from mockphone.tasks.endings import play
+    from mockphone.tasks.play import run_oracle, start
+
+    phone, task = start(REGISTRY["ClockAddLabeledAlarm"], 0)
+    run_oracle(phone, task, terminate=False)
+    time = f"{task.params['hour']:02d}:{task.params['minute']:02d}"
+    assert task.is_successful(phone) == 1.0
+
+    def switch_off(ui):
+        yield Action("shell", command=f"am force-stop {phone.app('clock').package}")
+        yield from ui.open("clock")
+        yield from ui.tap(text=time)  # the alarm's row is its switch
+
+    play(phone, switch_off)
+    assert phone.state("clock").find(time).enabled is False  # the switch was hit, read from the store
+    assert task.is_successful(phone) < 1.0
