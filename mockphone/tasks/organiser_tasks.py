@@ -30,8 +30,9 @@ class CalendarCreateEvent(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES)}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -56,8 +57,9 @@ class CalendarCreateEventWithPlace(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES), "place": Param(str, choices=("City hall", "Room 12", "Cafe Nero"))}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -103,6 +105,12 @@ class CalendarDeleteEvent(Task):
         yield from ui.tap(text="DELETE")
 
 
+def _off(time: str, hours: int) -> str:
+    """``time`` moved by ``hours``, or back by them where that lands on the seeded event's own 10:00."""
+    moved = later(time, hours)
+    return moved if moved != "10:00" else later(time, -hours)
+
+
 class CalendarReschedule(Task):
     """Move an existing event to another time on the same day."""
 
@@ -111,8 +119,9 @@ class CalendarReschedule(Task):
     complexity = 4.0
     allowed = ('calendar.events[{title}].time',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "time": Param(str, choices=TIMES)}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def setup(self, phone: MockPhone) -> None:
         _seed_event(phone, self.params["title"])
