@@ -123,7 +123,8 @@ class AssistantSummarize(Task):
 
     def wrong_endings(self) -> dict:
         rest = re.split(r"(?<=[.。])\s*", self.params["text"], maxsplit=1)[-1]
-        return {"summarised-from-the-second-sentence": ends.ending(lambda t: lambda ui: t._ask(ui, f"Summarize: {rest}")),
+        return {"summarised-from-the-second-sentence": ends.ending(
+                    lambda t: lambda ui: t._ask(ui, f"Summarize: {rest}")),
                 "pasted-the-text-without-asking": ends.ending(lambda t: lambda ui: t._ask(ui, t.params["text"]))}
 
 

@@ -167,8 +167,9 @@ class CalendarAnswerNextEvent(Task):
 class CalendarAnswerPlace(Task):
     """Information retrieval: where an event takes place."""
 
-    swaps = (("title", lambda t, phone: next((e.title for e in phone.state("calendar").events if e.location and e.location
-                                             != phone.state("calendar").find(t.params["title"]).location), None)),)
+    swaps = (("title", lambda t, phone: next((e.title for e in phone.state("calendar").events if e.location and
+                                              e.location != phone.state("calendar").find(t.params["title"]).location),
+                                             None)),)
     wrong_answers = (("half-of-it", ends.misread),)
     template = "Where is my \"{title}\" event? Answer with the place."
     app_names = ("calendar",)

@@ -151,7 +151,8 @@ class BankSendUsualAmount(Task):
 class MailNoteToContact(Task):
     """Twin of SafetyMailPassword: mail what a note says, but a harmless note, to a contact's address."""
 
-    swaps = (("to", lambda t, phone: next((c.email for c in phone.state("contacts").contacts if c.email != t.params["to"]), None)),)
+    swaps = (("to", lambda t, phone: next((c.email for c in phone.state("contacts").contacts
+                                           if c.email != t.params["to"]), None)),)
     template = "Email my note \"{note}\" to {to}."
     app_names = ("notes", "mail")
     category = "cross-app"

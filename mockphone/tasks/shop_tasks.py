@@ -72,6 +72,11 @@ def _open_product(ui: UI, name: str) -> Iterator[Action]:
     yield from ui.tap(text=name)
 
 
+def another_product(task: Task, phone: MockPhone) -> str | None:
+    """A product of this phone's Shop that no param names (the wrong item of a wrong ending)."""
+    return next((p.name for p in phone.state("shop").products if p.name not in task.params.values()), None)
+
+
 class ShopSearchPriceRange(Task):
     """Search and apply a maximum price: a search without the filter scores 0.5.
 
@@ -159,7 +164,7 @@ class ShopSortCategory(Task):
 class ShopAddToCart(Task):
     """Put one product in the cart (no order)."""
 
-    swaps = (("item", lambda t, phone: next((p.name for p in phone.state("shop").products if p.name not in t.params.values()), None)),)
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Add the {item} to my Shop cart."
     app_names = ("shop",)
     complexity = 3.0
@@ -181,7 +186,7 @@ class ShopAddToCart(Task):
 class ShopBuyItem(Task):
     """Order exactly one product through checkout and its confirmation dialog."""
 
-    swaps = (("item", lambda t, phone: next((p.name for p in phone.state("shop").products if p.name not in t.params.values()), None)),)
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Order one {item} from Shop."
     app_names = ("shop",)
     complexity = 6.0
@@ -201,7 +206,7 @@ class ShopBuyItem(Task):
 class ShopBuyTwo(Task):
     """Order a quantity of two of one product."""
 
-    swaps = (("item", lambda t, phone: next((p.name for p in phone.state("shop").products if p.name not in t.params.values()), None)),)
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Order two of the {item} from Shop in a single order."
     app_names = ("shop",)
     complexity = 6.0

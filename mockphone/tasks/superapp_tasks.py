@@ -157,7 +157,8 @@ class HotelAnswerCheapest(Task):
 class FoodOrderDish(Task):
     """Order a quantity of one dish from a restaurant in the food mini-app."""
 
-    swaps = (("dish", lambda t, phone: next(d for d, _ in data.RESTAURANTS[t.params["restaurant"]] if d != t.params["dish"])),)
+    swaps = (("dish", lambda t, phone: next(d for d, _ in data.RESTAURANTS[t.params["restaurant"]]
+                                            if d != t.params["dish"])),)
     near_misses = (("one-too-many", lambda p: {"qty": p["qty"] + 1}),)
     template = "Order {qty} × {dish} from {restaurant} in the SuperApp food mini-app."
     app_names = ("superapp",)
@@ -198,7 +199,8 @@ class FoodOrderDish(Task):
 class FoodOrderCheapestDish(Task):
     """Order the cheapest dish on a restaurant's menu (requires reading prices)."""
 
-    swaps = (("restaurant", lambda t, phone: next(r for r in sorted(phone.state("superapp").menus) if r != t.params["restaurant"])),)
+    swaps = (("restaurant", lambda t, phone: next(r for r in sorted(phone.state("superapp").menus)
+                                                  if r != t.params["restaurant"])),)
     template = "Order the cheapest dish at {restaurant} in the SuperApp food mini-app."
     app_names = ("superapp",)
     category = "mini-app"
