@@ -87,6 +87,10 @@ class Task:
     # this template's own wrong answers: (name, (task, phone) -> answer text) (the other account's balance,
     # the alarm that is off, another contact's number)
     wrong_answers: ClassVar[tuple[tuple[str, Callable[[Any, Any], str]], ...]] = ()
+    # this template's own wrong entity: (param, pick) with ``pick(task, phone)`` another item of that kind on the
+    # phone (``endings.record``, ``endings.choice``...): the oracle for it instead, and the task done and then for
+    # it too; an answer task (``changes_state`` False) answers it instead ("answered-for-another-PARAM")
+    swaps: ClassVar[tuple[tuple, ...]] = ()
 
     def __init__(self, params: dict[str, Any] | None = None, seed: int = 0, locale: str = i18n.DEFAULT) -> None:
         self.locale = i18n.check(locale)  # the instruction's language; initialize_task takes the phone's
@@ -195,15 +199,30 @@ class Task:
         start = self.start_state(phone)
         return statediff.violations(start, statediff.snapshot(phone), self.allowed_changes(start))
 
+    def own_endings(self) -> dict[str, Any]:
+        """Every wrong ending of this template's own: the declared ones (``near_misses``, ``wrong_answers``,
+        ``swaps``) and the scripted ones of an overriding ``wrong_endings``."""
+        return {**Task.wrong_endings(self), **self.wrong_endings()}
+
     def wrong_endings(self) -> dict[str, Any]:
         """Wrong-but-plausible endings beyond the generic ones ``invariants`` builds.
 
         name -> ``fn(phone, task)`` that plays the ending on a phone this task initialised
-        (the invariant tests require each to score < 1). The default builds them from ``near_misses``
-        and ``wrong_answers``.
+        (the invariant tests require each to score < 1). The default builds them from ``near_misses``,
+        ``wrong_answers`` and ``swaps``.
         """
         out: dict[str, Any] = {name: near_miss(self, change(dict(self.params))) for name, change in self.near_misses}
         out.update({name: answer_ending(text) for name, text in self.wrong_answers})
+        from mockphone.tasks import endings
+
+        for key, pick, *modes in self.swaps:  # modes: "instead", "also" (default both)
+            if self.changes_state:
+                if not modes or "instead" in modes:
+                    out[f"another-{key}"] = endings.instead(key, pick)
+                if not modes or "also" in modes:
+                    out[f"also-another-{key}"] = endings.also(key, pick)
+            else:  # its oracle answers: played for the other item, it answers for that one
+                out[f"answered-for-another-{key}"] = endings.instead(key, pick)
         return out
 
     def check(self, phone: MockPhone) -> float:

@@ -9,7 +9,9 @@ from datalake.types import Action
 from mockphone.apps.contacts import Contact
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
+from mockphone.tasks import endings as endings_
 from mockphone.tasks.base import Param, Task, digit_off, final_answer, fraction
 
 if TYPE_CHECKING:
@@ -107,6 +109,7 @@ class AlsoAnother(Task):
                 also_params({**task.params, key: other})(phone, task)
 
             endings[f"also-another-{kind}"] = play
+            endings[f"another-{kind}-instead"] = endings_.instead(key, lambda t, phone: other_value(phone, t, kind))
         return endings
 
 
@@ -294,6 +297,7 @@ class MessagesSend(AlsoAnother):
 class MessagesReplyUnread(Task):
     """Reply to whoever sent the unread message (the agent must find the thread marked new)."""
 
+    swaps = (("text", ends.choice("text"), "instead"),)
     template = "Reply \"{text}\" to the unread message."
     app_names = ("messages",)
     complexity = 3.0
@@ -318,14 +322,27 @@ class MessagesReplyUnread(Task):
         yield from ui.open("messages")
         row = ui.find(text="new")  # the unread marker, as the phone's locale shows it
         title = next(el for el in ui.elements() if el.parent == row.parent and el.resource_id == "android:id/title")
-        yield from ui.tap(text=title.text)
+        yield from self._reply(ui, title.text)
+
+    def _reply(self, ui: UI, name: str) -> Iterator[Action]:
+        yield from ui.tap(text=name)
         yield from ui.type_into("compose", self.params["text"])
         yield from ui.tap(rid="send")
+
+    def wrong_endings(self) -> dict:
+        def elsewhere(t):  # the newest-looking thread at the top, not the one marked new
+            def script(ui):
+                yield from ui.open("messages")
+                yield from t._reply(ui, next(n for n in sorted(ui.phone.state("messages").threads) if n != t._sender))
+            return script
+        return {"replied-in-another-thread": ends.ending(elsewhere)}
 
 
 class MessagesAnswerLast(Task):
     """Information retrieval: quote the last message someone sent."""
 
+    swaps = (("name", lambda t, phone: other_value(phone, t, "thread")),)
+    wrong_answers = (("their-first-text", lambda t, phone: phone.state("messages").threads[t.params["name"]][0].text),)
     template = "What was the last text {name} sent me? Answer with the message."
     app_names = ("messages",)
     complexity = 2.0

@@ -8,11 +8,13 @@ in this episode, so pasting the stale clipboard — the seed article's failure �
 from __future__ import annotations
 
 import random
+import re
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.assistant import MONTHS, first_sentence
 from mockphone.apps.calendar import Event
+from mockphone.tasks import endings as ends
 from mockphone.tasks.base import Param, Task, fraction
 from mockphone.tasks.comm_tasks import AlsoAnother, ensure_person, pick_name, search_key
 from mockphone.tasks.mail_tasks import ensure_mail, inbox_subject
@@ -75,6 +77,7 @@ def _leave_prompt(params) -> str:
 class AssistantLeaveRequest(Task):
     """Ask the assistant to draft a leave request for a date (the reply must mention that date)."""
 
+    swaps = (("date", ends.choice("date")), ("reason", ends.choice("reason")))
     template = "Ask the Assistant to write a leave request for {date} because of {reason}."
     app_names = ("assistant",)
     complexity = 2.0
@@ -111,14 +114,24 @@ class AssistantSummarize(Task):
         return float(bool(replies) and f"{first}. Ref: SM-" in replies[-1])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._ask(ui, f"Summarize: {self.params['text']}")
+
+    def _ask(self, ui: UI, prompt: str) -> Iterator[Action]:
         yield from ui.open("assistant")
-        yield from ui.type_into("prompt", f"Summarize: {self.params['text']}")
+        yield from ui.type_into("prompt", prompt)
         yield from ui.tap(rid="send")
+
+    def wrong_endings(self) -> dict:
+        rest = re.split(r"(?<=[.。])\s*", self.params["text"], maxsplit=1)[-1]
+        return {"summarised-from-the-second-sentence": ends.ending(
+                    lambda t: lambda ui: t._ask(ui, f"Summarize: {rest}")),
+                "pasted-the-text-without-asking": ends.ending(lambda t: lambda ui: t._ask(ui, t.params["text"]))}
 
 
 class CrossLeaveRequestToNote(Task):
     """Draft a leave request with the assistant and save it as a note (stale clipboard must not be pasted)."""
 
+    swaps = (("date", ends.choice("date")), ("reason", ends.choice("reason")))
     template = ("Ask the Assistant to write a leave request for {date} because of {reason}, then save the "
                 "text in a new note titled \"Leave request\".")
     app_names = ("assistant", "notes")
@@ -150,6 +163,7 @@ class CrossLeaveRequestToNote(Task):
 class CrossLeaveRequestToMail(Task):
     """Draft a leave request with the assistant and email it (body must be the fresh draft)."""
 
+    swaps = (("to", ends.choice("to")), ("date", ends.choice("date")))
     template = ("Have the Assistant draft a leave request for {date} because of {reason} and email it to {to} "
                 "with the subject \"Leave request\".")
     app_names = ("assistant", "mail")
@@ -316,13 +330,20 @@ class CrossEventToAlarm(Task):
         return float(alarm is not None and alarm.enabled)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._alarm(ui)
+
+    def wrong_endings(self) -> dict:
+        return {"at-the-event-time": ends.ending(lambda t: lambda ui: t._alarm(ui, hours_before=0)),
+                "two-hours-before": ends.ending(lambda t: lambda ui: t._alarm(ui, hours_before=2))}
+
+    def _alarm(self, ui: UI, hours_before: int = 1) -> Iterator[Action]:
         yield from ui.open("calendar")
         yield from ui.tap(text=self.params["title"])
         when = ui.find(rid="event_when").text.split("· ")[1]
         h, m = (int(v) for v in when.split(":"))
         yield from ui.open("clock")
         yield from ui.tap(rid="add_alarm")
-        yield from ui.type_into("hour", str(h - 1))
+        yield from ui.type_into("hour", str(h - hours_before))
         yield from ui.type_into("minute", str(m))
         yield from ui.tap(rid="save")
 

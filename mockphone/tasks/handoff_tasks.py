@@ -10,7 +10,8 @@ from mockphone.apps import data
 from mockphone.apps.mail import Email
 from mockphone.apps.messages import Message
 from mockphone.errors import InvalidTaskParams
-from mockphone.tasks.base import Param, Task, fraction
+from mockphone.tasks import endings as ends
+from mockphone.tasks.base import Param, Task, fraction, later
 from mockphone.tasks.comm_tasks import FIXED, AlsoAnother, ensure_people, ensure_person, pick_name, search_key
 from mockphone.tasks.superapp_tasks import hotel_search, set_budget
 
@@ -31,6 +32,7 @@ def _message(ui: UI, name: str, text: str) -> Iterator[Action]:
 class CrossMailCodeToMessage(Task):
     """Read a booking code from an email and text it to someone."""
 
+    swaps = (("name", ends.choice("name")),)
     template = "Text {name} the booking code from the \"Table reservation\" email."
     app_names = ("mail", "messages")
     category = "cross-app"
@@ -79,10 +81,18 @@ class CrossMailToCalendar(Task):
         return fraction(e is not None and e.date == date, e is not None and e.time == time)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._add(ui)
+
+    def wrong_endings(self) -> dict:
+        return {"the-day-after": ends.ending(lambda t: lambda ui: t._add(ui, days=1)),
+                "an-hour-later": ends.ending(lambda t: lambda ui: t._add(ui, hours=1))}
+
+    def _add(self, ui: UI, days: int = 0, hours: int = 0) -> Iterator[Action]:
         yield from ui.open("mail")
         yield from ui.tap(text=self.params["subject"])
         body = ui.find(rid="body").text
         date, time = body.split(" on ")[1].split(" at ")[0], body.split(" at ")[1][:5]
+        date, time = f"{date[:-2]}{int(date[-2:]) + days:02d}", later(time, hours) if hours else time
         yield from ui.open("calendar")
         yield from ui.tap(rid="new_event")
         yield from ui.type_into("title", self.params["subject"])
@@ -154,10 +164,17 @@ class CrossMessageRequestToBank(Task):
                         len(paid) == 1 and paid[0].amount == -cents)
 
     def oracle(self, ui: UI) -> Iterator[Action]:
+        yield from self._pay(ui)
+
+    def wrong_endings(self) -> dict:
+        return {"ten-times-the-amount": ends.ending(lambda t: lambda ui: t._pay(ui, lambda a: a * 10)),
+                "a-dollar-less": ends.ending(lambda t: lambda ui: t._pay(ui, lambda a: a - 1))}
+
+    def _pay(self, ui: UI, misread=lambda a: a) -> Iterator[Action]:
         yield from ui.open("messages")
         yield from ui.tap(text=self.params["name"])
         text = ui.find(rid="message_text").text
-        amount = text.split("$")[1].split()[0]
+        amount = str(misread(int(text.split("$")[1].split()[0])))
         yield from ui.open("bank")
         yield from ui.tap(rid="send_money")
         yield from ui.tap(text=self.params["name"])
@@ -169,6 +186,7 @@ class CrossMessageRequestToBank(Task):
 class CrossHotelShare(Task):
     """Book a hotel within budget in the mini-app, then text its name to someone."""
 
+    swaps = (("name", ends.choice("name")),)
     template = "Book a hotel in {city} under ¥{budget} a night and text the hotel's name to {name}."
     app_names = ("superapp", "messages")
     category = "cross-app"
@@ -203,6 +221,8 @@ class CrossHotelShare(Task):
 class FoodOrderTwoDishes(Task):
     """Order two different dishes from one restaurant in a single order."""
 
+    swaps = (("second", lambda t, phone: next(d for d, _ in data.RESTAURANTS[t.params["restaurant"]]
+                                              if d not in (t.params["first"], t.params["second"]))),)
     template = "Order {first} and {second} from {restaurant} in one food order."
     app_names = ("superapp",)
     category = "mini-app"

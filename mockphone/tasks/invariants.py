@@ -8,7 +8,9 @@ For a task class and a seed:
   (``truncated``: the oracle one action short; ``side-effect``: the oracle plus one change the
   task does not allow; ``other-params``: the oracle of the same template with other params (a
   wrong contact, amount, item); ``also-other-params``: the oracle and then that one too (the
-  text also sent to a second contact); ``second-answer``: an answer task answered twice) and the task's own ``wrong_endings()``;
+  text also sent to a second contact); ``second-answer``: an answer task answered twice) and the task's own
+  (``Task.own_endings``: at least two, each of which changed something on the phone, read from its event log;
+  ``own-endings`` failures otherwise);
 * ``determinism``: the same seed gives the same actions, screens and score;
 * ``render-xml``: the screenshot has the display's size and every clickable element of the
   dumped tree is hit by a tap at its centre;
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -38,7 +41,7 @@ from mockphone.tasks.play import play_other as _play  # noqa: E402
 from mockphone.tasks.play import also_params as _also_params  # noqa: E402
 from mockphone.tasks.play import also_play as _also_play  # noqa: E402
 from mockphone.tasks.play import ending_of as _ending_of  # noqa: E402
-INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "determinism", "render-xml", "collateral")
+INVARIANTS = ("start-zero", "oracle-one", "wrong-endings", "own-endings", "determinism", "render-xml", "collateral")
 NOT_STATE = {"answer", "ask_user", "terminate"}  # actions that leave the phone's state alone
 # changes tried, in order, by the generic side-effect ending: the first the task does not allow is used
 SIDE_EFFECTS = (
@@ -179,13 +182,15 @@ def wrong_endings(task: Task, seed: int = 0) -> dict[str, Ending]:
             endings["also-other-params"] = _also_params(other)
     if answers_in_oracle(type(task), seed):
         endings["second-answer"] = _second_answer
-    endings.update(task.wrong_endings())
+    endings.update(task.own_endings())
     return endings
 
 
 def check_wrong_endings(cls: type[Task], seed: int) -> list[Failure]:
+    """Every wrong ending scores < 1; the template's own (at least ``MIN_OWN``) each changed something."""
     out = []
     names = wrong_endings(cls(seed=seed), seed)
+    own = cls(seed=seed).own_endings()
     for name, ending in names.items():
         phone, task = start(cls, seed)
         try:
@@ -196,9 +201,38 @@ def check_wrong_endings(cls: type[Task], seed: int) -> list[Failure]:
         score = task.is_successful(phone)
         if score >= 1.0:
             out.append(Failure(cls.name(), seed, "wrong-endings", f"wrong ending {name!r} scores {score}"))
+        if name in own and not ending_changed(phone, cls.category == "infeasible"):
+            out.append(Failure(cls.name(), seed, "own-endings", f"own ending {name!r} changed nothing"))
     if len(names) < 2:
         out.append(Failure(cls.name(), seed, "wrong-endings", f"only {len(names)} wrong ending(s)"))
+    if len(own) < MIN_OWN:
+        out.append(Failure(cls.name(), seed, "own-endings", f"only {len(own)} wrong ending(s) of its own"))
     return out
+
+
+# navigation and the agent's own log: a change here alone is not something an ending did to the phone
+NAVIGATION = ("system.clock_s", "system.opened", "system.permissions*", "system.answers", "system.questions",
+              "system.terminated", "system.drafts", "system.notifications*", "system.tool_calls", "system.clipboard",
+              "*.read", "messages.unread", "files[*.xml]")
+DELIBERATE = {"answer", "ask_user"}  # an ending that answers or asks is a deliberate ending even if nothing changed
+MIN_OWN = 2
+_NAV = re.compile("|".join(re.escape(p).replace(r"\*", ".*") for p in NAVIGATION) + r"\Z")
+
+
+def ending_changed(phone: MockPhone, infeasible: bool = False) -> bool:
+    """Whether the episode on ``phone`` changed something relative to its start, read from the phone's event log
+    (its start snapshot against the one after the last action, navigation left out), not from the verifier
+    (neither its score nor its allowed changes);
+    an answer, a question or a terminate other than ``success`` (any terminate, on an ``infeasible`` task: the
+    false claim is the ending) is a deliberate ending and counts too."""
+    log = events.log_of(phone)
+    if log is None or not log.events:
+        return False
+    if any(e.action in DELIBERATE or e.action == "terminate" and (infeasible or e.text != "success")
+           for e in log.events):
+        return True
+    last = log.events[-1].after
+    return any(not _NAV.match(p) for p in statediff.diff(log.start, last))
 
 
 def check_determinism(cls: type[Task], seed: int) -> list[Failure]:
@@ -443,7 +477,7 @@ def own_wrong_endings(classes: Iterable[type[Task]]) -> dict[str, int]:
     out = {}
     for cls in classes:
         try:
-            out[cls.name()] = len(cls(seed=0).wrong_endings())
+            out[cls.name()] = len(cls(seed=0).own_endings())
         except Exception:  # noqa: BLE001 - a template that cannot build its endings defines none that run
             out[cls.name()] = 0
     return out

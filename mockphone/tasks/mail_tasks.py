@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.mail import Email
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 from mockphone.tasks.comm_tasks import AlsoAnother
@@ -69,6 +70,7 @@ class _InboxTask(AlsoAnother):
 class MailSend(Task):
     """Compose and send an email (recipient, subject, body each count)."""
 
+    swaps = (("to", ends.choice("to")), ("subject", ends.choice("subject")))
     template = "Send an email to {to} with subject \"{subject}\" and body \"{body}\"."
     app_names = ("mail",)
     complexity = 4.0
@@ -204,10 +206,20 @@ class MailRestoreFromTrash(_InboxTask):
         yield from ui.tap(text=self.params["subject"])
         yield from ui.tap(rid="restore")
 
+    def wrong_endings(self) -> dict:
+        def reopened(then: str):
+            return lambda t: lambda ui: (a for step in (ui.open("mail"), ui.tap(rid="folder_inbox"),
+                                                        ui.tap(text=t.params["subject"]),
+                                                        ui.tap(rid=then)) for a in step)
+
+        return {"restored-then-archived": ends.after(reopened("archive")),
+                "restored-and-starred-it": ends.after(reopened("star"))}
+
 
 class MailAnswerCode(Task):
     """Information retrieval: read a reset code out of an email and answer with it."""
 
+    wrong_answers = (("misread", ends.misread), ("transposed", ends.transposed))
     template = "What is the password reset code in my email? Answer with the code."
     app_names = ("mail",)
     complexity = 3.0

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.maps import Place, Saved
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.endings import answer, ending
@@ -104,6 +105,7 @@ def _place_param() -> Param:
 class MapsSavePlace(Task):
     """Star a place so it shows under Favorites."""
 
+    swaps = (("place", ends.record("maps.places")),)
     template = "Save {place} to my favorites in Maps."
     app_names = ("maps",)
     complexity = 4.0
@@ -174,14 +176,7 @@ class MapsUnsavePlace(Task):
                 yield from ui.tap(text="Remove")
             return script
 
-        def cancelled(task):
-            def script(ui):
-                yield from ui.open("maps")
-                yield from ui.tap(rid="tab_saved")
-                yield from ui.long_press(text=task.params["place"])
-                yield from ui.tap(text="Cancel")
-            return script
-        return {"removed-another": ending(other), "cancelled-the-dialog": ending(cancelled)}
+        return {"removed-another": ending(other), "removed-it-and-another-too": ends.after(other)}
 
 
 class MapsAnswerAddress(Task):
@@ -292,12 +287,13 @@ class MapsNavigateTo(Task):
                 yield from navigate(ui, task.params["place"], mode)
             return script
 
-        def route_only(task):  # looked at the route, never pressed Start
+        def elsewhere(task):  # then started a route to another place as well
             def script(ui):
-                yield from open_place(ui, task.params["place"])
-                yield from ui.tap(rid="directions")
+                place = next(p.name for p in ui.phone.app("maps").state.places if p.name != task.params["place"])
+                yield from open_place(ui, place)
+                yield from navigate(ui, place, task.params["mode"])
             return script
-        return {"other-mode": ending(other_mode), "route-not-started": ending(route_only)}
+        return {"other-mode": ending(other_mode), "then-to-another-place": ends.after(elsewhere)}
 
 
 class MapsNavigateBestRated(Task):
@@ -448,6 +444,8 @@ class MapsAvoidTollsAndDrive(Task):
 class MapsAnswerTravelTime(Task):
     """How long a trip takes by a mode: open the route, pick the mode, read the minutes."""
 
+    swaps = (("mode", ends.choice("mode")),)
+    wrong_answers = (("misread", ends.misread),)
     template = ("How many minutes does it take to get to {place} with the {mode} travel mode according to Maps? "
                 "Answer with the number.")
     app_names = ("maps",)

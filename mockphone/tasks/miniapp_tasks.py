@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone import i18n
 from mockphone.apps.miniapps import Ticket, ride_fare
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -167,6 +168,8 @@ class MiniRideToPlace(Task):
 class MiniRideAnswerFare(Task):
     """Read a quote in the ride mini-program: what a ride type to an address costs."""
 
+    swaps = (("kind", ends.choice("kind")),)
+    wrong_answers = (("misread", ends.misread),)
     template = "How much is an {kind} ride to {address} in the SuperApp ride-hailing mini-program? Answer with the price."
     app_names = ("superapp",)
     category = "mini-app"
@@ -380,6 +383,7 @@ class MovieAnswerRating(Task):
 class MovieAnswerTicketCode(Task):
     """Read the pickup code of a ticket bought earlier (My tickets holds two)."""
 
+    wrong_answers = (("misread", ends.misread),)
     template = "What is the pickup code of my {film} ticket in the SuperApp movie-tickets mini-program?"
     app_names = ("superapp",)
     category = "mini-app"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.music import Playlist, Song
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.comm_tasks import ensure_person, pick_name
@@ -165,7 +166,8 @@ class MusicLikeSong(Task):
     def wrong_endings(self) -> dict:
         return {"same-artists-other-song": ending(lambda task: lambda ui: task.like(
                     ui, same_artist(ui.phone, task.params["title"]).title)),
-                "liked-then-unliked": ending(lambda task: lambda ui: task.like(ui, task.params["title"], 2))}
+                "and-the-same-artists-other-song-too": ends.after(lambda task: lambda ui: task.like(
+                    ui, same_artist(ui.phone, task.params["title"]).title))}
 
 
 class MusicCreatePlaylist(Task):
@@ -307,7 +309,7 @@ class MusicRemoveFromPlaylist(Task):
                 yield from task.remove(ui, next(t for t in songs if t != task.params["title"]))
             return script
         return {"removed-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.remove(ui, task.params["title"], "Cancel"))}
+                "removed-it-and-another-too": ends.after(other)}
 
 
 class MusicDeletePlaylist(Task):
@@ -344,7 +346,7 @@ class MusicDeletePlaylist(Task):
                                                 if p.name != task.params["playlist"]))
             return script
         return {"deleted-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.delete(ui, task.params["playlist"], "Cancel"))}
+                "deleted-it-and-another-too": ends.after(other)}
 
 
 class MusicShufflePlaylist(Task):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.news import Article
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.endings import answer, ending
@@ -61,6 +62,7 @@ def _title_param() -> Param:
 class NewsSaveStory(Task):
     """Find a story through its section and save it for later."""
 
+    swaps = (("title", lambda t, phone: neighbour(phone, t.params["title"]).title, "also"),)
     template = "Save the story \"{title}\" for later in News."
     app_names = ("news",)
     complexity = 4.0
@@ -136,7 +138,7 @@ class NewsUnsaveStory(Task):
                 yield from task.unsave(ui, state.article(next(x for x in state.saved if x != me)).title)
             return script
         return {"removed-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.unsave(ui, task.params["title"], "Cancel"))}
+                "removed-it-and-another-too": ends.after(other)}
 
 
 def _topics(ui: UI, *sections: str) -> Iterator[Action]:
@@ -279,7 +281,7 @@ class NewsHideOutlet(Task):
                 yield from task.hide(ui, next(a.title for a in state.feed() if a.outlet != mine))
             return script
         return {"hid-another-outlet": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.hide(ui, task.params["title"], "Cancel"))}
+                "hid-it-and-another-outlet-too": ends.after(other)}
 
 
 class NewsAnswerOutlet(Task):

@@ -9,6 +9,7 @@ from datalake.types import Action
 from mockphone.apps.clock import Alarm
 from mockphone.apps.notes import Note
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 
@@ -86,6 +87,7 @@ class NotesCreate(Task):
 class NotesAppend(Task):
     """Add a line at the end of an existing note, keeping what was there."""
 
+    swaps = (("title", ends.record("notes.notes")),)
     template = "Add the line \"{line}\" to the end of the note \"{title}\"."
     app_names = ("notes",)
     complexity = 3.0
@@ -113,6 +115,7 @@ class NotesAppend(Task):
 class NotesDelete(Task):
     """Delete one note by long-pressing it in the list."""
 
+    swaps = (("title", ends.record("notes.notes")),)
     template = "Delete the note \"{title}\"."
     app_names = ("notes",)
     complexity = 2.0
@@ -142,6 +145,7 @@ class NotesDelete(Task):
 class NotesRename(Task):
     """Change a note's title, keeping its body."""
 
+    swaps = (("old", ends.record("notes.notes")),)
     template = "Rename the note \"{old}\" to \"{new}\"."
     app_names = ("notes",)
     complexity = 3.0
@@ -173,6 +177,8 @@ class NotesRename(Task):
 class NotesAnswerContent(Task):
     """Information retrieval: read a note's text back."""
 
+    swaps = (("title", ends.record("notes.notes")),)
+    wrong_answers = (("half-of-it", ends.misread),)
     template = "What does my note \"{title}\" say? Answer with its text."
     app_names = ("notes",)
     complexity = 2.0
@@ -246,7 +252,8 @@ class ClockAddLabeledAlarm(Task):
 
     def check(self, phone: MockPhone) -> float:
         alarm = phone.state("clock").find(f"{self.params['hour']:02d}:{self.params['minute']:02d}")
-        return fraction(alarm is not None, alarm is not None and alarm.label == self.params["label"])
+        # an alarm created and then switched off is not the alarm asked for (the fuzzer's find)
+        return fraction(alarm is not None and alarm.enabled, alarm is not None and alarm.label == self.params["label"])
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("clock")
@@ -260,6 +267,7 @@ class ClockAddLabeledAlarm(Task):
 class ClockDisableAlarm(Task):
     """Switch off one alarm; the other alarms keep their state."""
 
+    swaps = (("time", ends.record("clock.alarms", lambda r: r.get("enabled"))),)
     template = "Turn off the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0
@@ -288,6 +296,7 @@ class ClockDisableAlarm(Task):
 class ClockDeleteAlarm(Task):
     """Delete one alarm."""
 
+    swaps = (("time", ends.record("clock.alarms")),)
     template = "Delete the {time} alarm."
     app_names = ("clock",)
     complexity = 2.0

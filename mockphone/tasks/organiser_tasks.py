@@ -8,6 +8,7 @@ from datalake.types import Action
 from mockphone.apps.calendar import Event
 from mockphone.apps.files import FOLDERS, NAMES
 from mockphone.errors import InvalidTaskParams, OracleFailed
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, final_answer, fraction, later, oracle_answer, other_candidate
 
@@ -29,8 +30,9 @@ class CalendarCreateEvent(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES)}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -55,8 +57,9 @@ class CalendarCreateEventWithPlace(Task):
     allowed = ('calendar.events[{title}].*',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "date": Param(str, choices=DATES),
               "time": Param(str, choices=TIMES), "place": Param(str, choices=("City hall", "Room 12", "Cafe Nero"))}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def check(self, phone: MockPhone) -> float:
         e = phone.state("calendar").find(self.params["title"])
@@ -81,6 +84,7 @@ def _seed_event(phone: MockPhone, title: str) -> None:
 class CalendarDeleteEvent(Task):
     """Delete one event through its detail page and a confirmation."""
 
+    swaps = (("title", ends.record("calendar.events")),)
     template = "Delete the \"{title}\" event from my calendar."
     app_names = ("calendar",)
     complexity = 3.0
@@ -101,6 +105,12 @@ class CalendarDeleteEvent(Task):
         yield from ui.tap(text="DELETE")
 
 
+def _off(time: str, hours: int) -> str:
+    """``time`` moved by ``hours``, or back by them where that lands on the seeded event's own 10:00."""
+    moved = later(time, hours)
+    return moved if moved != "10:00" else later(time, -hours)
+
+
 class CalendarReschedule(Task):
     """Move an existing event to another time on the same day."""
 
@@ -109,8 +119,9 @@ class CalendarReschedule(Task):
     complexity = 4.0
     allowed = ('calendar.events[{title}].time',)
     schema = {"title": Param(str, choices=EVENT_TITLES), "time": Param(str, choices=TIMES)}
-    near_misses = (("an-hour-late", lambda p: {"time": later(p["time"])}),
-                   ("twelve-hours-off", lambda p: {"time": later(p["time"], 12)}))
+    # never the event's start time (10:00, ``_seed_event``): moving it there changes nothing
+    near_misses = (("an-hour-off", lambda p: {"time": _off(p["time"], 1)}),
+                   ("twelve-hours-off", lambda p: {"time": _off(p["time"], 12)}))
 
     def setup(self, phone: MockPhone) -> None:
         _seed_event(phone, self.params["title"])
@@ -156,6 +167,10 @@ class CalendarAnswerNextEvent(Task):
 class CalendarAnswerPlace(Task):
     """Information retrieval: where an event takes place."""
 
+    swaps = (("title", lambda t, phone: next((e.title for e in phone.state("calendar").events if e.location and
+                                              e.location != phone.state("calendar").find(t.params["title"]).location),
+                                             None)),)
+    wrong_answers = (("half-of-it", ends.misread),)
     template = "Where is my \"{title}\" event? Answer with the place."
     app_names = ("calendar",)
     complexity = 2.0
@@ -231,6 +246,7 @@ def _open_file(ui: UI, name: str) -> Iterator[Action]:
 class FilesDelete(Task):
     """Delete one file; every other file stays."""
 
+    swaps = (("name", ends.record("files.files")),)
     template = "Delete the file {name}."
     app_names = ("files",)
     complexity = 4.0
@@ -258,6 +274,8 @@ class FilesDelete(Task):
 class FilesRename(Task):
     """Rename a file."""
 
+    swaps = (("name", ends.record("files.files"), "instead"),)
+    near_misses = (("dropped-the-extension", lambda p: {"new": p["new"].rsplit(".", 1)[0]}),)
     template = "Rename {name} to {new}."
     app_names = ("files",)
     complexity = 4.0
@@ -295,6 +313,7 @@ class FilesRename(Task):
 class FilesMove(Task):
     """Move a file from Download to another folder."""
 
+    swaps = (("name", ends.record("files.files", lambda r: r.get("folder") != "Documents")),)
     template = "Move {name} from {source} to {folder}."
     app_names = ("files",)
     complexity = 4.0
@@ -328,6 +347,7 @@ class FilesMove(Task):
 class FilesEmptyFolder(Task):
     """Delete every file in a folder (scored by the share of files removed; other folders untouched)."""
 
+    swaps = (("folder", ends.choice("folder")),)
     template = "Delete all the files in my {folder} folder."
     app_names = ("files",)
     complexity = 8.0
@@ -361,6 +381,8 @@ class FilesEmptyFolder(Task):
 class FilesCreateFolder(Task):
     """Create a new top-level folder."""
 
+    swaps = (("folder", lambda t, phone: f"{t.params['folder']} 2", "also"),)
+    near_misses = (("a-letter-short", lambda p: {"folder": p["folder"][:-1]}),)
     template = "Create a folder called {folder} in Files."
     app_names = ("files",)
     complexity = 3.0

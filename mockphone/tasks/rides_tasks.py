@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.rides import Scheduled, Trip
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -106,6 +107,7 @@ class RidesRequestRide(Task):
 class RidesRideToSavedPlace(Task):
     """Request a ride to the account's Home or Work address (its shortcut on the Ride tab)."""
 
+    swaps = (("kind", ends.choice("kind"), "also"),)
     template = "Get me a Rides {kind} ride to my {place}."
     app_names = ("rides",)
     complexity = 4.0
@@ -138,6 +140,7 @@ class RidesRideToSavedPlace(Task):
 class RidesAnswerFare(Task):
     """Read a quote: what a ride type costs to an address."""
 
+    wrong_answers = (("misread", ends.misread),)
     template = "How much does a Rides {kind} ride to {address} cost? Answer with the price."
     app_names = ("rides",)
     complexity = 4.0
@@ -310,8 +313,7 @@ class RidesCancelScheduled(Task):
                 yield from task.cancel(ui, s.destination)
             return script
         return {"cancelled-another-ride": ending(other),
-                "kept-it-at-the-dialog": ending(lambda task: lambda ui: task.cancel(ui, task.params["address"],
-                                                                                     "Keep ride"))}
+                "cancelled-it-and-another-too": ends.after(other)}
 
 
 def _trip_param(rng: random.Random, world: World | None, unrated: bool) -> dict:
@@ -373,6 +375,7 @@ class RidesRateTrip(Task):
 class RidesAnswerPastFare(Task):
     """Read a past trip's fare from Activity."""
 
+    wrong_answers = (("misread", ends.misread),)
     template = "How much did I pay for my Rides trip to {address} on {date}? Answer with the amount."
     app_names = ("rides",)
     complexity = 3.0
@@ -411,6 +414,8 @@ class RidesAnswerPastFare(Task):
 class RidesSetDefaultCard(Task):
     """Choose another default payment card in Account."""
 
+    swaps = (("card", lambda t, phone: next((c for c in phone.state("rides").cards if c not in (
+        t.params["card"], t.start_state(phone)["rides.payment"])), None), "also"),)
     template = "Make my {card} the default payment method in Rides."
     app_names = ("rides",)
     complexity = 3.0
@@ -450,6 +455,7 @@ class RidesSetDefaultCard(Task):
 class RidesSetWorkAddress(Task):
     """Change the account's Work address (the form refuses an address under 5 characters)."""
 
+    near_misses = (("house-number-off", lambda p: {"address": ends.digit_slip(p["address"])}),)
     template = "Change my Work address in Rides to {address}."
     app_names = ("rides",)
     complexity = 4.0

@@ -11,6 +11,7 @@ import random
 from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -50,6 +51,7 @@ def _item(rng: random.Random, world: World | None) -> str:
 class ExpressAnswerTrackingNumber(Task):
     """Read the tracking number of one of my parcels."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "What is the tracking number of my {item} parcel in the SuperApp express-delivery mini-program?"
     app_names = ("superapp",)
     category = "mini-app"
@@ -202,13 +204,11 @@ class ExpressSendParcel(Task):
         yield from self._send(ui, self.params["address"], self.params["phone"])
 
     def wrong_endings(self) -> dict:
-        def no_phone(t):
-            return lambda ui: t._send(ui, t.params["address"], "")
-
         def other_address(t):
             other = next(p.address for p in t.world.places if p.address != t.params["address"])
             return lambda ui: t._send(ui, other, t.params["phone"])
-        return {"left-out-the-phone": ending(no_phone), "another-address": ending(other_address)}
+        return {"sent-it-twice": ends.after(lambda t: lambda ui: t._send(ui, t.params["address"], t.params["phone"])),
+                "another-address": ending(other_address)}
 
 
 # --- utility bills -----------------------------------------------------------------
@@ -290,6 +290,7 @@ class UtilityTopUp(Task):
 class UtilityAnswerDue(Task):
     """Read how much is due on one bill."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "How much do I owe on my {kind} bill in the SuperApp utility-bills mini-program? Answer with the amount."
     app_names = ("superapp",)
     category = "mini-app"
@@ -312,6 +313,7 @@ class UtilityAnswerDue(Task):
 class UtilityAnswerAccount(Task):
     """Read the account number of one utility account."""
 
+    wrong_answers = (("a-digit-off", ends.misread),)
     template = "What is my {kind} account number in the SuperApp utility-bills mini-program?"
     app_names = ("superapp",)
     category = "mini-app"

@@ -17,6 +17,7 @@ from datalake.types import Action
 from mockphone import world as worlds
 from mockphone.apps.settings import FONT_SIZES, SOUND_MODES, TIMEOUTS
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks.base import Param, Task
 
 if TYPE_CHECKING:
@@ -117,7 +118,37 @@ def open_shade(ui: UI) -> Iterator[Action]:
     yield Action("swipe", x=d.width // 2, y=d.status_h // 2, x2=d.width // 2, y2=d.height // 2)
 
 
-class _SettingToggle(Task):
+def flip(page: str, rid: str):
+    """A script: the switch ``rid`` on the Settings page ``page`` flipped (``shade``: the quick-settings tile),
+    from a fresh start of the app."""
+    def script(ui: UI) -> Iterator[Action]:
+        if page == "shade":
+            yield from open_shade(ui)
+            yield from ui.tap(rid=rid)
+            return
+        yield Action("shell", command=f"am force-stop {ui.phone.app('settings').package}")
+        yield from ui.open("settings")
+        yield from ui.tap(rid=f"entry_{page}")
+        yield from ui.tap(rid=rid)
+    return script
+
+
+class _Beside(Task):
+    """A settings task whose own wrong endings are the switch beside the right one (``beside``: page and rid):
+    flipped instead, and flipped too after the task was done."""
+
+    beside: ClassVar[tuple[str, str]] = ()
+
+    def wrong_endings(self) -> dict:
+        out = dict(super().wrong_endings())
+        if self.beside:
+            page, rid = self.beside
+            out["the-switch-beside-it"] = ends.ending(lambda t: flip(page, rid))
+            out["and-the-switch-beside-it-too"] = ends.after(lambda t: flip(page, rid))
+        return out
+
+
+class _SettingToggle(_Beside):
     """Shared body of the on/off tasks: start in the opposite state, check the settings store.
 
     ``phrasings``: the instruction's paraphrases (``template`` is ``{phrasing}``); ``qs``: the
@@ -164,12 +195,17 @@ class _SettingToggle(Task):
 class SettingsWifiOff(_SettingToggle):
     """Turn Wi-Fi off from Settings or the quick settings (starts on)."""
 
+    beside = ("network", "mobile_data")
+
     key, want, start, page, rid, qs = "global/wifi_on", "0", "1", "network", "wifi", "qs_wifi"
     phrasings = PHRASINGS_SettingsWifiOff
 
 
 class SettingsWifiOn(Task):
     """Turn Wi-Fi on (starts off) and join the network the instruction names, from the list in range."""
+
+    swaps = (("network", lambda t, phone: next((n for n in phone.app("settings").state.wifi_networks
+                                               if n != t.params["network"]), None)),)
 
     template = "Turn on Wi-Fi and connect to {network}."
     app_names = ("settings",)
@@ -205,12 +241,16 @@ class SettingsWifiOn(Task):
 class SettingsBluetoothOn(_SettingToggle):
     """Turn Bluetooth on (starts off)."""
 
+    beside = ("shade", "qs_wifi")
+
     key, want, start, page, rid, qs = "global/bluetooth_on", "1", "0", "connected", "bluetooth", "qs_bluetooth"
     phrasings = PHRASINGS_SettingsBluetoothOn
 
 
 class SettingsBluetoothOff(_SettingToggle):
     """Turn Bluetooth off (starts on)."""
+
+    beside = ("shade", "qs_wifi")
 
     key, want, start, page, rid, qs = "global/bluetooth_on", "0", "1", "connected", "bluetooth", "qs_bluetooth"
     phrasings = PHRASINGS_SettingsBluetoothOff
@@ -219,6 +259,8 @@ class SettingsBluetoothOff(_SettingToggle):
 class SettingsAirplaneModeOn(_SettingToggle):
     """Enable airplane mode."""
 
+    beside = ("network", "mobile_data")
+
     key, want, start, page, rid, qs = "global/airplane_mode_on", "1", "0", "network", "airplane", "qs_airplane"
     phrasings = PHRASINGS_SettingsAirplaneModeOn
 
@@ -226,12 +268,16 @@ class SettingsAirplaneModeOn(_SettingToggle):
 class SettingsAirplaneModeOff(_SettingToggle):
     """Disable airplane mode (starts on, so Wi-Fi and data are down)."""
 
+    beside = ("network", "mobile_data")
+
     key, want, start, page, rid, qs = "global/airplane_mode_on", "0", "1", "network", "airplane", "qs_airplane"
     phrasings = PHRASINGS_SettingsAirplaneModeOff
 
 
-class SettingsLargeFont(Task):
+class SettingsLargeFont(_Beside):
     """Make the font larger than the owner left it (Small, Default or Large, per seed): any larger size counts."""
+
+    beside = ("display", "dark_theme")
 
     template = "{phrasing}"
     app_names = ("settings",)
@@ -259,8 +305,10 @@ class SettingsLargeFont(Task):
         yield from ui.tap(text=bigger)
 
 
-class SettingsMobileDataOff(Task):
+class SettingsMobileDataOff(_Beside):
     """Disable mobile data; the instruction quotes this month's use, which the Mobile data switch shows."""
+
+    beside = ("network", "wifi")
 
     template = "I've used {used} GB of my {plan} GB data plan this month. Turn off mobile data."
     app_names = ("settings",)
@@ -290,6 +338,8 @@ class SettingsMobileDataOff(Task):
 class SettingsDarkThemeOn(_SettingToggle):
     """Switch the phone to the dark theme (ui_night_mode 2)."""
 
+    beside = ("shade", "qs_dnd")
+
     template = "Enable dark theme."
     schema = {}
     fixed = True
@@ -300,6 +350,8 @@ class SettingsDarkThemeOn(_SettingToggle):
 
 class SettingsDarkThemeOff(_SettingToggle):
     """Switch the phone back to the light theme (ui_night_mode 1)."""
+
+    beside = ("shade", "qs_dnd")
 
     template = "Turn off dark theme."
     schema = {}
@@ -312,12 +364,16 @@ class SettingsDarkThemeOff(_SettingToggle):
 class SettingsDoNotDisturbOn(_SettingToggle):
     """Enable Do not disturb in Sound settings or the quick settings."""
 
+    beside = ("sound", "mode_silent")
+
     key, want, start, page, rid, qs = "global/do_not_disturb", "1", "0", "sound", "dnd", "qs_dnd"
     phrasings = PHRASINGS_SettingsDoNotDisturbOn
 
 
-class SettingsBrightness(Task):
+class SettingsBrightness(_Beside):
     """Set the brightness slider to a level (0-255) from the level the owner left it at; within 3 steps counts."""
+
+    beside = ("display", "dark_theme")
 
     template = "Set the screen brightness to {level} (on a 0-255 scale)."
     app_names = ("settings",)
@@ -349,8 +405,10 @@ class SettingsBrightness(Task):
         yield from ui.slide("brightness", self.params["level"], 0, 255)
 
 
-class SettingsScreenTimeout(Task):
+class SettingsScreenTimeout(_Beside):
     """Pick a screen timeout from the list page (it starts at the owner's, never the one asked for)."""
+
+    beside = ("display", "dark_theme")
 
     template = "{phrasing} {timeout}."
     app_names = ("settings",)
@@ -389,6 +447,8 @@ class SettingsScreenTimeout(Task):
 class SettingsRingMode(Task):
     """Switch the ring mode chip away from the mode the owner left it in."""
 
+    swaps = (("mode", lambda t, phone: next(m for m in SOUND_MODES if m not in (t.params["mode"], t.params["start"]))),)
+
     template = "{phrasing} {mode}."
     app_names = ("settings",)
     complexity = 2.0
@@ -424,6 +484,9 @@ class SettingsRingMode(Task):
 class SettingsRenameDevice(Task):
     """Type a new device name in About phone and save it."""
 
+    near_misses = (("first-word-only", lambda p: {"name": p["name"].split()[0] if " " in p["name"] else p["name"][:1]}),
+                   ("a-letter-short", lambda p: {"name": p["name"][:-1]}))
+
     template = "Rename this phone to \"{name}\"."
     app_names = ("settings",)
     complexity = 3.0
@@ -447,6 +510,9 @@ class SettingsRenameDevice(Task):
 
 class SettingsForgetDevice(Task):
     """Unpair one Bluetooth device through a confirmation dialog; the others must stay paired."""
+
+    swaps = (("device", lambda t, phone: next((d for d in phone.app("settings").state.paired_devices
+                                              if d != t.params["device"]), None)),)
 
     template = "Forget the Bluetooth device \"{device}\"."
     app_names = ("settings",)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps.shop import CATEGORIES
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
@@ -71,6 +72,11 @@ def _open_product(ui: UI, name: str) -> Iterator[Action]:
     yield from ui.tap(text=name)
 
 
+def another_product(task: Task, phone: MockPhone) -> str | None:
+    """A product of this phone's Shop that no param names (the wrong item of a wrong ending)."""
+    return next((p.name for p in phone.state("shop").products if p.name not in task.params.values()), None)
+
+
 class ShopSearchPriceRange(Task):
     """Search and apply a maximum price: a search without the filter scores 0.5.
 
@@ -105,6 +111,7 @@ class ShopSearchPriceRange(Task):
 class ShopBuyBestRatedUnder(Task):
     """Buy the highest-rated matching product within budget (needs the filter and the rating sort, or care)."""
 
+    swaps = (("query", ends.choice("query")),)
     template = "Buy the highest-rated {query} that costs at most ${max_price}."
     app_names = ("shop",)
     complexity = 8.0
@@ -135,6 +142,7 @@ class ShopBuyBestRatedUnder(Task):
 class ShopSortCategory(Task):
     """Open a category and sort it by price."""
 
+    swaps = (("order", ends.choice("order")), ("category", ends.choice("category")))
     template = "Show {category} products in Shop, sorted by \"{order}\"."
     app_names = ("shop",)
     complexity = 3.0
@@ -156,6 +164,7 @@ class ShopSortCategory(Task):
 class ShopAddToCart(Task):
     """Put one product in the cart (no order)."""
 
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Add the {item} to my Shop cart."
     app_names = ("shop",)
     complexity = 3.0
@@ -177,6 +186,7 @@ class ShopAddToCart(Task):
 class ShopBuyItem(Task):
     """Order exactly one product through checkout and its confirmation dialog."""
 
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Order one {item} from Shop."
     app_names = ("shop",)
     complexity = 6.0
@@ -196,6 +206,7 @@ class ShopBuyItem(Task):
 class ShopBuyTwo(Task):
     """Order a quantity of two of one product."""
 
+    swaps = (("item", lambda t, phone: another_product(t, phone)),)
     template = "Order two of the {item} from Shop in a single order."
     app_names = ("shop",)
     complexity = 6.0
@@ -216,6 +227,7 @@ class ShopBuyTwo(Task):
 class ShopRemoveFromCart(Task):
     """Remove one of two products from the cart, keeping the other."""
 
+    swaps = (("item", lambda t, phone: t.params["keep"]),)
     template = "Remove the {item} from my Shop cart but keep everything else."
     app_names = ("shop",)
     complexity = 3.0
@@ -254,6 +266,8 @@ class ShopRemoveFromCart(Task):
 class ShopShipToAddress(Task):
     """Check out the cart to a different delivery address."""
 
+    swaps = (("address", lambda t, phone: next(a for a in t.world.addresses if a != t.params["address"]), "instead"),)
+    near_misses = (("without-the-house-number", lambda p: {"address": p["address"].split(" ", 1)[-1]}),)
     template = "Check out my Shop cart with delivery to \"{address}\"."
     app_names = ("shop",)
     complexity = 5.0
@@ -314,6 +328,9 @@ class ShopAnswerTopRated(Task):
 class ShopAnswerPrice(Task):
     """Information retrieval: answer with a product's price."""
 
+    swaps = (("item", lambda t, phone: next((p.name for p in phone.state("shop").products if p.price != phone.state(
+        "shop").product(t.params["item"]).price), None)),)
+    wrong_answers = (("misread", ends.misread),)
     template = "How much does the {item} cost in Shop? Answer with the price."
     app_names = ("shop",)
     complexity = 2.0

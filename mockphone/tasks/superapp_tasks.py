@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone.apps import data
 from mockphone.errors import InvalidTaskParams
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction, oracle_answer, other_candidate
 
@@ -42,6 +43,7 @@ class HotelSearchBudget(Task):
     multiple of 10): a stricter budget hides hotels the user would take.
     """
 
+    swaps = (("city", ends.choice("city")),)
     template = "In the SuperApp hotel mini-app, find hotels in {city} for at most ¥{budget} per night."
     app_names = ("superapp",)
     category = "mini-app"
@@ -71,6 +73,7 @@ class HotelSearchBudget(Task):
 class HotelBookWithinBudget(Task):
     """Book one night at any hotel in the city whose price fits the budget."""
 
+    swaps = (("city", ends.choice("city")),)
     template = "Book one night at a hotel in {city} that costs no more than ¥{budget}."
     app_names = ("superapp",)
     category = "mini-app"
@@ -98,6 +101,7 @@ class HotelBookWithinBudget(Task):
 class HotelBookCheapest(Task):
     """Book the cheapest hotel in a city with at least N stars (filter by stars, compare prices)."""
 
+    swaps = (("stars", ends.choice("stars")),)
     template = "Book the cheapest hotel in {city} with at least {stars} stars."
     app_names = ("superapp",)
     category = "mini-app"
@@ -153,6 +157,9 @@ class HotelAnswerCheapest(Task):
 class FoodOrderDish(Task):
     """Order a quantity of one dish from a restaurant in the food mini-app."""
 
+    swaps = (("dish", lambda t, phone: next(d for d, _ in data.RESTAURANTS[t.params["restaurant"]]
+                                            if d != t.params["dish"])),)
+    near_misses = (("one-too-many", lambda p: {"qty": p["qty"] + 1}),)
     template = "Order {qty} × {dish} from {restaurant} in the SuperApp food mini-app."
     app_names = ("superapp",)
     category = "mini-app"
@@ -192,6 +199,8 @@ class FoodOrderDish(Task):
 class FoodOrderCheapestDish(Task):
     """Order the cheapest dish on a restaurant's menu (requires reading prices)."""
 
+    swaps = (("restaurant", lambda t, phone: next(r for r in sorted(phone.state("superapp").menus)
+                                                  if r != t.params["restaurant"])),)
     template = "Order the cheapest dish at {restaurant} in the SuperApp food mini-app."
     app_names = ("superapp",)
     category = "mini-app"

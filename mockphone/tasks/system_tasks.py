@@ -9,6 +9,7 @@ from datalake.types import Action
 from mockphone.apps.bank import Transaction
 from mockphone.apps.messages import Message
 from mockphone.tasks import answers, statediff
+from mockphone.tasks import endings as ends
 from mockphone.tasks.base import Param, Task, fraction, final_answer
 from mockphone.tasks.comm_tasks import ensure_people
 
@@ -25,6 +26,7 @@ def _open_shade(ui: UI) -> Iterator[Action]:
 class NotificationReply(Task):
     """Open a message notification from the shade and reply in that thread."""
 
+    near_misses = (("half-the-reply", lambda p: {"text": p["text"][:max(1, len(p["text"]) // 2)]}),)
     template = "Reply \"{text}\" to the person whose message notification just arrived."
     app_names = ("messages",)
     complexity = 4.0
@@ -62,6 +64,15 @@ class NotificationReply(Task):
         yield from ui.type_into("compose", self.params["text"])
         yield from ui.tap(rid="send")
 
+    def wrong_endings(self) -> dict:
+        def elsewhere(t):  # the reply typed into another conversation
+            def script(ui):
+                yield from ui.open("messages")
+                yield from ui.tap(text=next(n for n in sorted(ui.phone.state("messages").threads) if n != t._sender))
+                yield from ui.type_into("compose", t.params["text"])
+                yield from ui.tap(rid="send")
+            return script
+        return {"replied-in-another-conversation": ends.ending(elsewhere)}
 
 class NotificationsClearAll(Task):
     """Clear every notification from the shade."""
@@ -86,6 +97,11 @@ class NotificationsClearAll(Task):
         yield from _open_shade(ui)
         yield from ui.tap(rid="clear_all")
 
+    def wrong_endings(self) -> dict:
+        def dnd(t):  # "silence the notifications": the Do not disturb tile beside Clear all
+            return lambda ui: (a for step in (_open_shade(ui), ui.tap(rid="qs_dnd")) for a in step)
+        return {"do-not-disturb-instead": ends.ending(dnd),
+                "cleared-and-do-not-disturb-too": ends.after(dnd)}
 
 class QuickSettingsAirplaneMode(Task):
     """Turn airplane mode on from the quick settings in the notification shade, then close the shade."""
@@ -107,6 +123,11 @@ class QuickSettingsAirplaneMode(Task):
         yield from ui.tap(rid="qs_airplane")
         yield from ui.key("back")
 
+    def wrong_endings(self) -> dict:
+        def tile(rid):
+            return lambda t: lambda ui: (a for step in (_open_shade(ui), ui.tap(rid=rid), ui.key("back")) for a in step)
+        return {"the-wi-fi-tile-instead": ends.ending(tile("qs_wifi")),
+                "airplane-and-bluetooth-too": ends.after(tile("qs_bluetooth"))}
 
 class ClockCancelTimer(Task):
     """Cancel a running timer."""
@@ -134,10 +155,21 @@ class ClockCancelTimer(Task):
         yield from ui.tap(rid="timer_tab")
         yield from ui.tap(rid="cancel")
 
+    def wrong_endings(self) -> dict:
+        def alarm(t):
+            def script(ui):
+                yield Action("shell", command=f"am force-stop {ui.phone.app('clock').package}")
+                yield from ui.open("clock")
+                yield from ui.tap(rid="alarm_switch")
+            return script
+        return {"switched-off-an-alarm-instead": ends.ending(alarm),
+                "cancelled-and-switched-off-an-alarm-too": ends.after(alarm)}
 
 class FilesAnswerSize(Task):
     """Information retrieval: report a file's size."""
 
+    swaps = (("name", ends.choice("name")),)
+    wrong_answers = (("misread", ends.misread),)
     template = "How large is {name} in the Download folder? Answer in kB."
     app_names = ("files",)
     complexity = 3.0
@@ -159,6 +191,9 @@ class FilesAnswerSize(Task):
 class BankAnswerSpending(Task):
     """Information retrieval: how much a card payment was, from recent activity."""
 
+    swaps = (("shop", lambda t, phone: next((h.description for h in phone.state("bank").history if h.amount < 0
+                                             and h.description != t.params["shop"]), None)),)
+    wrong_answers = (("misread", ends.misread),)
     template = "How much did I pay at {shop}? Answer with the amount."
     app_names = ("bank",)
     complexity = 3.0

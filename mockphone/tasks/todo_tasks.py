@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from datalake.types import Action
 from mockphone.apps.todo import Todo
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers, statediff
 from mockphone.tasks.base import Param, Task, final_answer
 from mockphone.tasks.endings import answer, ending
@@ -184,12 +185,7 @@ class TodoComplete(_OneTodo):
                 yield from ui.tap(rid="toggle_done")
             return script
 
-        def undone(task):
-            def script(ui):
-                yield from task.oracle(ui)
-                yield from ui.tap(rid="toggle_done")
-            return script
-        return {"completed-another": ending(neighbour), "toggled-back": ending(undone)}
+        return {"completed-another": ending(neighbour), "completed-it-and-another-too": ends.after(neighbour)}
 
 
 class TodoDelete(_OneTodo):
@@ -221,7 +217,8 @@ class TodoDelete(_OneTodo):
     def wrong_endings(self) -> dict:
         return {"deleted-another": ending(lambda task: lambda ui: task.delete(
                     ui, _neighbour(ui.phone, task.params["title"]).title)),
-                "cancelled": ending(lambda task: lambda ui: task.delete(ui, task.params["title"], "Cancel"))}
+                "deleted-it-and-another-too": ends.after(lambda task: lambda ui: task.delete(
+                    ui, next(t.title for t in ui.phone.app("todo").state.tasks if not t.done)))}
 
 
 class _EditTodo(_OneTodo):
@@ -273,6 +270,8 @@ class TodoReschedule(_EditTodo):
 class TodoSetPriority(_EditTodo):
     """Change a task's priority in its form."""
 
+    swaps = (("title", lambda t, phone: next((x.title for x in phone.state("todo").tasks if x.title != t.params["title"]
+                                              and x.priority != t.params["priority"]), None), "also"),)
     template = "Set the priority of the to-do \"{title}\" to {priority}."
     complexity = 5.0
     field = "priority"
@@ -308,6 +307,8 @@ class TodoSetPriority(_EditTodo):
 class TodoMoveToList(_EditTodo):
     """Move a task to another list in its form."""
 
+    swaps = (("title", lambda t, phone: next((x.title for x in phone.state("todo").tasks if x.title != t.params["title"]
+                                              and x.list != t.params["list"]), None), "also"),)
     template = "Move the to-do \"{title}\" to my {list} list."
     complexity = 5.0
     field = "list"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 from datalake.types import Action
 from mockphone import i18n
 from mockphone.apps.weather import City, Forecast, day_of, degrees
+from mockphone.tasks import endings as ends
 from mockphone.tasks import answers
 from mockphone.tasks.base import Param, Task, final_answer, fraction
 from mockphone.tasks.comm_tasks import ensure_person, pick_name
@@ -177,12 +178,14 @@ class WeatherRemoveCity(Task):
                 yield from task.remove(ui, next(n for n in state.saved if n != task.params["city"]))
             return script
         return {"removed-another": ending(other),
-                "cancelled": ending(lambda task: lambda ui: task.remove(ui, task.params["city"], "Cancel"))}
+                "removed-it-and-another-too": ends.after(other)}
 
 
 class WeatherSetDefault(Task):
     """Make a saved city the default (the one the Today tab shows)."""
 
+    swaps = (("city", lambda t, phone: next((n for n in phone.state("weather").saved if n not in (
+        t.params["city"], t.start_state(phone)["weather.default"])), None), "also"),)
     template = "Make {city} my default city in Weather."
     app_names = ("weather",)
     complexity = 4.0
