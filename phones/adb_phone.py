@@ -149,6 +149,7 @@ class AdbPhone:
         self.apps = {k.lower(): v for k, v in (apps or {}).items()}
         self.command_timeout = command_timeout
         self._client = client(host, port)
+        self.address = f"{host}:{self._client.port}"  # the adb server that lists it, HOST:PORT
         check_state(self._client, serial)
         self._dev = self._client.device(serial)
         self._facts: dict[str, Any] | None = None
