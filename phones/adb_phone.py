@@ -385,16 +385,20 @@ class AdbPhone:
         typing_.check_typeable(a.text)
         commands = [f"input tap {round(a.x)} {round(a.y)}"] if a.x is not None else []
         if a.clear:
-            commands.append(self._clear_command())
+            commands.append(self._clear_command(a.x, a.y))
         if typing_.is_plain(a.text):
             commands += typing_.input_text_commands(a.text)
         else:
             commands += [self._adb_keyboard(), typing_.broadcast_command(a.text)]
         return self._do(*commands)
 
-    def _clear_command(self) -> str:
-        focused = next((e for e in parse_ui_tree(self.ui_tree()) if e.focused and e.text), None)
-        count = len(focused.text) if focused is not None else 0
+    def _clear_command(self, x: float | None = None, y: float | None = None) -> str:
+        """DEL keys for the text of the field the action types into: the text field under (x, y) (which the
+        tap before focuses), else the focused one."""
+        els = parse_ui_tree(self.ui_tree())
+        under = [e for e in els if x is not None and y is not None and e.contains(x, y) and "EditText" in e.class_name]
+        field_ = next(iter(under[::-1]), None) or next((e for e in els if e.focused and e.text), None)
+        count = len(field_.text) if field_ is not None else 0
         return "input keyevent KEYCODE_MOVE_END" + " KEYCODE_DEL" * count
 
     def _adb_keyboard(self) -> str:
