@@ -30,6 +30,8 @@ class CollectReport:
     skipped: int = 0
     quarantined: int = 0
     errors: list[str] = field(default_factory=list)
+    dropped: int = 0  # attempts cut short (a phone or its host gone) kept as partial episodes
+    failed_jobs: list[str] = field(default_factory=list)  # "TASK seed N: why" for each job that ended with no episode
 
     def count(self, episode: Episode) -> None:
         self.episodes += 1

@@ -12,8 +12,10 @@ Before each job a health check runs: screen on and unlocked, battery above
 ``min_battery``, and the ADBKeyBoard IME present when the job types non-ASCII text. A
 phone that goes offline mid-episode has that episode retried on another phone (up to
 ``max_attempts``); the dropped attempt is kept with ``meta.failure_reason =
-"device_offline"``, outcome ``unknown`` and ``verified_by = "none"``, so it does not
-count against the policy. The phone then reconnects with exponential backoff and
+"device_offline"`` (``"host_unreachable"`` when its adb server died), outcome ``unknown``
+and ``verified_by = "none"``, so it does not count against the policy. Any exception of a
+job is that job's error, retried the same way; ``report.failed_jobs`` names every job that
+ended with no episode. Each phone is leased to the run (``fleet.leases``). The phone then reconnects with exponential backoff and
 rejoins, or leaves the farm after ``reconnects`` failed tries. Workers write their
 episodes a few at a time as they finish.
 """
@@ -75,9 +77,11 @@ def check_lake(lake: Any) -> Any:
 def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, seeds: Iterable[int] = (0,),
                        host: str = "127.0.0.1", port: int | None = None, adb: list[str] | None = None,
                        options: FarmOptions | None = None, backend: str = "local", address: str | None = None,
-                       **kw: Any) -> CollectReport:
+                       lease_wait: float = 0.0, command: str = "phoneloop collect run", **kw: Any) -> CollectReport:
     """Run every (task, seed) job from one queue over the phones of one or more adb servers
-    (one thread per phone; ``backend="ray"``: one Ray actor per phone, see ``collectors.farm_pool``)."""
+    (one thread per phone; ``backend="ray"``: one Ray actor per phone, see ``collectors.farm_pool``).
+    Every phone is leased for the run (``fleet.leases``), waiting up to ``lease_wait`` seconds for one
+    another run holds; ``PhoneLeased`` names the holder."""
     from fleet.backends import check_backend
 
     check_backend(backend, address)
@@ -89,5 +93,7 @@ def collect_on_devices(lake: Any, serials: list[str], tasks: Iterable[str], *, s
     if not refs:
         raise DeviceNotFound("no usable phone: " + ("; ".join(problems) or "the adb servers list no phones"))
     from collectors.farm_pool import collect_on_backend
+    from fleet.leases import Leases
 
-    return collect_on_backend(target, refs, list(tasks), list(seeds), opts, problems, backend, address)
+    with Leases.take([r.label for r in refs], command=command, wait=lease_wait):
+        return collect_on_backend(target, refs, list(tasks), list(seeds), opts, problems, backend, address)

@@ -17,3 +17,7 @@ class QueuesLost(FleetError):
     """The process serving a local pool's job and result queues (its ``multiprocessing`` manager) died
     mid-pass. The workers notice too: each writes what it finished and stops; the caller may rerun,
     on a fresh pool, whatever the lake lacks."""
+
+
+class PhoneLeased(FleetError):
+    """A phone another live run holds (``fleet.leases``); the message names the holder: pid, host, command, since."""

@@ -7,7 +7,8 @@ worker that said ``started`` for it until a message ends it or the worker dies (
 goes back to the queue).
 
 The worker protocol, on the results queue (every message has ``kind`` and ``phone``):
-``started`` {job} when a worker took a job; ``done`` when it stopped; any other message
+``started`` {job} when a worker took a job; ``done`` when it stopped (a worker that says
+``done`` while it holds a job crashed: the job goes back to the queue); any other message
 is the caller's, and ``handle`` says how many jobs it ended. A ``None`` job is the stop
 signal.
 """
@@ -98,6 +99,13 @@ class Pool:
             return
         if kind == "done":
             self.finished.add(phone)
+            job = self.in_flight.get(phone)
+            if job is not None:  # it stopped (crashed) holding a job: like a death, the job goes back
+                self.in_flight[phone] = None
+                self.usable.discard(phone)
+                self.deaths += 1
+                if self.pending > 0:
+                    self.jobs.put(job)
             return
         ended = handle(message)
         if phone is not None and (ended or message.get("job") is not None):

@@ -30,6 +30,10 @@ def run(
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds 0..N-1 per task.")] = 1,
     policy: Annotated[str, typer.Option(help="'oracle' or module:callable(phone, task) -> Policy.")] = "oracle",
     max_steps: Annotated[int, typer.Option("--max-steps", min=1)] = 30,
+    attempts: Annotated[int, typer.Option("--attempts", min=1, help="Tries of one job over the farm (a phone or "
+                                          "host lost, or the job raising) before it is given up.")] = 3,
+    lease_wait: Annotated[float, typer.Option("--lease-wait", min=0, help="Seconds to wait for a phone another "
+                                              "run has leased (0: fail at once, naming the holder).")] = 0.0,
     port: PortOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
@@ -38,8 +42,11 @@ def run(
     """Run a policy on tasks and write the episodes (verified where a verifier exists) to the lake.
 
     On adb phones, jobs come from one queue: an idle, healthy phone takes the next one; an
-    episode cut by a phone going offline is kept (failure_reason device_offline, not counted
-    against the policy) and retried on another phone.
+    episode cut by a phone going offline or its host dying is kept (failure_reason
+    device_offline or host_unreachable, not counted against the policy) and retried on
+    another phone, as is a job that raised, up to --attempts tries. Each phone is leased to
+    this run (a second run on it waits --lease-wait seconds, then fails naming the holder).
+    Exits 1, naming them, when any job ended with no episode.
 
     With --backend ray each phone is a Ray actor on the node that advertises the resource
     adb:SERIAL (the node whose adb server sees it); the lake must be reachable from every node.
@@ -61,7 +68,9 @@ def run(
         if serial or adb:
             report = collect_on_devices(lake, list(serial or []), names, seeds=range(seeds), port=port,
                                         adb=list(adb) if adb else None, policy=policy, max_steps=max_steps,
-                                        min_battery=min_battery, backend=backend, address=address)
+                                        min_battery=min_battery, backend=backend, address=address,
+                                        max_attempts=attempts, lease_wait=lease_wait,
+                                        command="phoneloop collect run --task " + task)
         else:
             if backend != "local":
                 raise ValueError("--backend ray needs adb phones (--serial or --adb); the in-process mock phone "
@@ -80,6 +89,9 @@ def run(
                           f"{report.skipped} already present, {report.quarantined} quarantined")
         for line in report.errors:
             err_console.print(f"  [yellow]{line}[/yellow]")
+    failed = getattr(report, "failed_jobs", [])
+    if failed:
+        fail(f"{len(failed)} job(s) ended with no episode: " + "; ".join(failed), code=1)
 
 
 @collect_app.command("mock")
@@ -143,6 +155,10 @@ def record(
     lake: LakeOpt = "./lake",
     task: Annotated[str | None, typer.Option(help="Registered task name, if the demo performs one.")] = None,
     port: PortOpt = None,
+    adb: Annotated[str | None, typer.Option("--adb", help="adb server HOST:PORT of the phone (instead of "
+                                                          "--port).")] = None,
+    lease_wait: Annotated[float, typer.Option("--lease-wait", min=0, help="Seconds to wait for the phone if "
+                                              "another run has leased it.")] = 0.0,
     episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Takes to record, one after another.")]
     = 1,
 ) -> None:
@@ -155,9 +171,12 @@ def record(
     kept take (source human, verified by human) is written to the lake at once. Ctrl-C,
     SIGTERM or the end of input keep the take in progress (outcome unknown, meta.stopped).
     The lake is opened and checked before the first take. If the phone is lost
-    mid-recording, the steps so far are written as a partial, flagged episode.
+    mid-recording, the steps so far are written as a partial, flagged episode. The phone is
+    leased to this recording (a run that holds it is named).
 
     Example: phoneloop collect record --serial R58M123 --instruction "Turn off Wi-Fi" --episodes 5
+
+    Example: phoneloop collect record --adb 10.0.0.7:5037 --serial emulator-5554 --instruction "Turn off Wi-Fi"
     """
     from collectors.collect import write
     from collectors.errors import CollectorError
@@ -168,10 +187,18 @@ def record(
     from phones.adb_phone import AdbPhone
     from phones.errors import PhoneError
 
+    from collectors.farm_phones import parse_adb
+    from fleet.errors import FleetError
+    from fleet.leases import Leases
+    from phones.adb_phone import client
+
     opened = open_lake(lake)  # before anyone records: a lake that cannot be written fails now
     try:
         opened.check_writable()
-    except LakeError as exc:
+        host, port = parse_adb(adb) if adb else ("127.0.0.1", client(port=port).port)
+        lease = Leases.take([f"{host}:{port}/{serial}"], command=f"phoneloop collect record --serial {serial}",
+                            wait=lease_wait)
+    except (LakeError, FleetError, ValueError) as exc:
         fail(str(exc))
 
     last: list[Recorder] = []  # the previous take's recorder: where it left the touch panel's fingers
@@ -179,7 +206,7 @@ def record(
     def start() -> Recorder:
         try:
             panel = last[0].panel_state() if last else None
-            last[:] = [Recorder(AdbPhone(serial, port=port), instruction, task=task, panel=panel).start()]
+            last[:] = [Recorder(AdbPhone(serial, host=host, port=port), instruction, task=task, panel=panel).start()]
             return last[0]
         except (CollectorError, PhoneError, ValueError) as exc:
             fail(str(exc))
@@ -200,7 +227,8 @@ def record(
                           f"{report.errors or ''}")
 
     install_sigterm()
-    takes = record_takes(start, keep, episodes=episodes, read_line=_read_line, say=err_console.print)
+    with lease:
+        takes = record_takes(start, keep, episodes=episodes, read_line=_read_line, say=err_console.print)
     err_console.print(f"{len(takes.kept)} take(s) kept, {takes.discarded} dropped, {takes.redone} redone"
                       + (f"; stopped: {takes.stopped}" if takes.stopped else ""))
     if not takes.kept and takes.empty:

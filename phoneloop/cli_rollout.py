@@ -19,6 +19,10 @@ StyleOpt = Annotated[str, typer.Option("--style", help="Model output format: qwe
 CoordsOpt = Annotated[str, typer.Option("--coords", help="Model coordinates: abs, resized, rel1000, rel1.")]
 ModelOpt = Annotated[str, typer.Option("--model", help="Model name sent to an endpoint.")]
 AdbPortOpt = Annotated[int | None, typer.Option("--adb-port", help="adb server port for adb: phones.")]
+AdbOpt = Annotated[str | None, typer.Option("--adb", help="adb server HOST:PORT of the adb: phones (another host's "
+                                                         "server; instead of --adb-port).")]
+LeaseWaitOpt = Annotated[float, typer.Option("--lease-wait", min=0, help="Seconds to wait for an adb phone another "
+                                             "run has leased (0: fail at once, naming the holder).")]
 LocaleOpt = Annotated[str, typer.Option("--locale", help="Mock phones' locale: en-US or zh-CN (screens and "
                                         "instructions; recorded as meta.locale).")]
 ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", envvar="OPENAI_API_KEY",
@@ -32,6 +36,29 @@ HeaderOpt = Annotated[list[str] | None, typer.Option("--header", help="Extra HTT
 SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="First seed: each task runs seeds SEED..SEED+episodes-1.")]
 SeedsOpt = Annotated[str | None, typer.Option("--seeds", help="Exactly these seeds for every task: N, A-B or a comma "
                                                               "list (e.g. 100-102,200); replaces --seed/--episodes.")]
+
+
+def _adb_phones(phones: str, adb: str | None, adb_port: int | None) -> tuple[str, list[str]]:
+    """(the --phones spec, with each serial as HOST:PORT/SERIAL under --adb; the lease labels of its adb phones)."""
+    if not phones.startswith("adb:"):
+        if adb:
+            raise ValueError(f"--adb {adb} is for adb: phones, not --phones {phones}")
+        return phones, []
+    from collectors.farm_phones import parse_adb
+    from phones.adb_phone import client
+
+    host, port = parse_adb(adb) if adb else ("127.0.0.1", client(port=adb_port).port)
+    labels = [s if "/" in s else f"{host}:{port}/{s}" for s in phones[4:].split(",") if s]
+    return ("adb:" + ",".join(labels) if adb else phones), labels
+
+
+def _leases(labels: list[str], command: str, wait: float):
+    """Leases on the adb phones of a run (``fleet.leases``), or nothing to hold for mock phones."""
+    from contextlib import nullcontext
+
+    from fleet.leases import Leases
+
+    return Leases.take(labels, command=command, wait=wait) if labels else nullcontext()
 
 
 def _seeds(text: str | None) -> tuple[int, ...] | None:
@@ -101,6 +128,8 @@ def rollout(
     new_run: Annotated[bool, typer.Option("--new-run", help="Start a new run even if this command's last run is "
                                                             "unfinished (default: resume it).")] = False,
     adb_port: AdbPortOpt = None,
+    adb: AdbOpt = None,
+    lease_wait: LeaseWaitOpt = 0.0,
     perturb: PerturbOpt = "none",
     locale: LocaleOpt = "en-US",
     backend: BackendOpt = "local",
@@ -111,8 +140,9 @@ def rollout(
     """Run a policy on phones (one worker per phone) and write the verified episodes to the lake.
 
     Endpoint errors are retried; an episode whose endpoint keeps failing is kept with its
-    steps as failure_reason=policy_error, and the run goes on. Exits 1 only when no episode
-    could be recorded.
+    steps as failure_reason=policy_error, and the run goes on. Exits 1 when any job ended
+    with no episode (naming the errors). adb phones are leased to the run: a phone another
+    run holds is waited for (--lease-wait) or refused, naming the holder.
 
     Without --run-id, a rerun of the same command (policy, tasks, seeds, step limit, options)
     resumes its last run while that run has jobs without an episode, so a rollout killed and
@@ -121,12 +151,14 @@ def rollout(
 
     Example: phoneloop rollout --policy http://127.0.0.1:8000/v1 --model qwen3-vl --phones mock:4 --tasks app:clock --episodes 2 --retries 3 --timeout 20
     Example: phoneloop rollout --policy my-sft --tasks app:shop --seeds 300-309
+    Example: phoneloop rollout --policy oracle --phones adb:emulator-5554,emulator-5556 --adb 10.0.0.7:5037
     """
     from rollout.runner import rollout as run
     from rollout.spec import jobs_for
 
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
+        phones, labels = _adb_phones(phones, adb, adb_port)
         spec = _spec(policy, tasks, phones, episodes, round_, max_steps, options, run_id=run_id, perturb=perturb,
                      locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
         if run_id is not None and new_run:
@@ -135,7 +167,7 @@ def rollout(
         total = len(jobs)
         if run_id is None:
             spec = _resumable(lake, spec, jobs, new_run)
-        with episode_bars() as bar:
+        with _leases(labels, f"phoneloop rollout --policy {policy}", lease_wait), episode_bars() as bar:
             update = bar(f"rollout {policy}", total)
             report = run(lake, spec, adb_port=adb_port, progress=lambda r: update(r.episodes, r.success_rate))
     except (RolloutError, FleetError, LakeError, ValueError) as exc:
@@ -157,6 +189,10 @@ def rollout(
     if report.episodes == 0 and report.skipped == 0:
         fail(f"no episode recorded ({len(report.errors)} job(s) failed, first: "
              f"{report.errors[0] if report.errors else 'none'})", code=1)
+    unfinished = total - report.episodes - report.skipped
+    if unfinished > 0:
+        fail(f"{unfinished} of {total} job(s) ended with no episode: " + ("; ".join(report.errors) or "no error was "
+             "reported"), code=1)
 
 
 def eval_(
@@ -187,6 +223,8 @@ def eval_(
     temperature: TemperatureOpt = 0.0,
     max_tokens: MaxTokensOpt = 256,
     header: HeaderOpt = None,
+    adb: AdbOpt = None,
+    lease_wait: LeaseWaitOpt = 0.0,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
     lake: LakeOpt = "./lake",
@@ -207,6 +245,9 @@ def eval_(
     Example: phoneloop eval --policies my-sft,oracle,random --suite demo-id,demo-ood-template,demo-ood-app
     Example: phoneloop eval --policies oracle,random,random:7 --tasks category:mini-app --seeds 100-102
     Example: phoneloop eval --policies oracle,random --tasks app:settings --episodes 2 --locale zh-CN
+    Example: phoneloop eval --policies oracle --phones adb:emulator-5554 --adb 10.0.0.7:5037 --tasks app:clock
+
+    adb phones are leased to the evaluation (--lease-wait, as for rollout).
     """
     from rollout.eval import evaluate, partial_message
     from rollout.heldout import EvalOverlap
@@ -219,6 +260,7 @@ def eval_(
         fail("--suite names no suite")
     try:
         options = _options(style, coords, model, api_key, timeout, retries, temperature, max_tokens, header)
+        phones, labels = _adb_phones(phones, adb, None)
         spec = _spec(names[0], tasks, phones, episodes, None, max_steps, options, perturb=perturb,
                      locale=locale, backend=backend, address=address, seed=seed, seeds=_seeds(seeds))
         if refs:
@@ -231,7 +273,7 @@ def eval_(
             from rollout.spec import jobs_for
 
             total = len(jobs_for(spec))
-        with episode_bars() as bar:
+        with _leases(labels, f"phoneloop eval --policies {policies}", lease_wait), episode_bars() as bar:
             bars: dict[str, object] = {}
 
             def update(p, r):

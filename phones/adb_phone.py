@@ -16,7 +16,13 @@ centre, the finger moving against ``direction``), input_text (see ``phones.text`
 ``clear`` deletes the focused field's text with DEL keys first), key, open_app
 (``monkey -p`` with the package, resolved from a label through ``apps``, a common-app
 table or ``pm list packages``), wait (``sleep`` on the device), shell. answer, ask_user
-and terminate do nothing on the phone. Errors: ``AdbServerUnreachable`` (never starts a
+and terminate do nothing on a real phone; a phoneloop virtual device records them for its
+verifier (``phoneloop act``).
+
+What oracles read besides the tree: ``display`` (the screen as shown: width and height in
+the current rotation, dpi, the status bar's height from the tree's
+``com.android.systemui:id/status_bar``) and ``locale`` (``persist.sys.locale``, else
+``ro.product.locale``, else en-US). Errors: ``AdbServerUnreachable`` (never starts a
 server), ``DeviceNotFound``, ``DeviceUnauthorized``, ``DeviceOffline`` (also when the
 connection drops mid-command), ``BadScreenshot``, ``BadUITree``, ``UntypeableText``.
 """
@@ -54,6 +60,7 @@ COMMON_APPS = {"messages": "com.google.android.apps.messaging", "clock": "com.go
                "photos": "com.google.android.apps.photos", "youtube": "com.google.android.youtube"}
 _FOCUS = re.compile(r"m(?:CurrentFocus|FocusedApp)=\S*\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)")
 UPTIME = "cat /proc/uptime; "  # prefixed to a command: the device clock when it starts
+STATUS_BAR = "com.android.systemui:id/status_bar"
 _ROTATION = re.compile(r"<hierarchy[^>]*\brotation=\"(\d)\"")
 
 
@@ -104,6 +111,23 @@ def client(host: str = "127.0.0.1", port: int | None = None) -> AdbClient:
 
 
 @dataclass(frozen=True)
+class ScreenMetrics:
+    """The screen as an oracle lays out gestures on it (the fields of a mock phone's ``display`` it reads)."""
+
+    width: int
+    height: int
+    dpi: int
+    status_h: int
+
+    @property
+    def density(self) -> float:
+        return self.dpi / 160
+
+    def dp(self, value: float) -> int:
+        return int(round(value * self.density))
+
+
+@dataclass(frozen=True)
 class AdbActResult:
     ok: bool
     detail: str = ""
@@ -125,9 +149,12 @@ class AdbPhone:
         self.apps = {k.lower(): v for k, v in (apps or {}).items()}
         self.command_timeout = command_timeout
         self._client = client(host, port)
+        self.address = f"{host}:{self._client.port}"  # the adb server that lists it, HOST:PORT
         check_state(self._client, serial)
         self._dev = self._client.device(serial)
         self._facts: dict[str, Any] | None = None
+        self._locale: str | None = None
+        self._status_h: int | None = None
         self.rotation = 0
 
     # --- the Phone protocol -------------------------------------------------------------
@@ -196,6 +223,25 @@ class AdbPhone:
 
     def close(self) -> None:
         """Nothing to release: each command opens its own adb connection."""
+
+    @property
+    def display(self) -> ScreenMetrics:
+        """Screen size in the current rotation, density and status bar height (read once from a dump)."""
+        f = self.facts()
+        if self._status_h is None:
+            bar = next((e for e in parse_ui_tree(self._dump()[0])
+                        if e.resource_id == STATUS_BAR and e.bounds is not None), None)
+            self._status_h = bar.bounds[3] - bar.bounds[1] if bar is not None else round(24 * f["dpi"] / 160)
+        w, h = (f["height"], f["width"]) if self.rotation % 2 else (f["width"], f["height"])
+        return ScreenMetrics(w, h, f["dpi"], self._status_h)
+
+    @property
+    def locale(self) -> str:
+        """The phone's locale as a BCP 47 tag (``persist.sys.locale``, else ``ro.product.locale``, else en-US)."""
+        if self._locale is None:
+            lines = self.run("getprop persist.sys.locale; getprop ro.product.locale").split()
+            self._locale = next((line.strip() for line in lines if line.strip()), "en-US")
+        return self._locale
 
     # --- reads --------------------------------------------------------------------------
     def shell(self, command: str) -> tuple[int, str, bytes]:
@@ -339,16 +385,20 @@ class AdbPhone:
         typing_.check_typeable(a.text)
         commands = [f"input tap {round(a.x)} {round(a.y)}"] if a.x is not None else []
         if a.clear:
-            commands.append(self._clear_command())
+            commands.append(self._clear_command(a.x, a.y))
         if typing_.is_plain(a.text):
             commands += typing_.input_text_commands(a.text)
         else:
             commands += [self._adb_keyboard(), typing_.broadcast_command(a.text)]
         return self._do(*commands)
 
-    def _clear_command(self) -> str:
-        focused = next((e for e in parse_ui_tree(self.ui_tree()) if e.focused and e.text), None)
-        count = len(focused.text) if focused is not None else 0
+    def _clear_command(self, x: float | None = None, y: float | None = None) -> str:
+        """DEL keys for the text of the field the action types into: the text field under (x, y) (which the
+        tap before focuses), else the focused one."""
+        els = parse_ui_tree(self.ui_tree())
+        under = [e for e in els if x is not None and y is not None and e.contains(x, y) and "EditText" in e.class_name]
+        field_ = next(iter(under[::-1]), None) or next((e for e in els if e.focused and e.text), None)
+        count = len(field_.text) if field_ is not None else 0
         return "input keyevent KEYCODE_MOVE_END" + " KEYCODE_DEL" * count
 
     def _adb_keyboard(self) -> str:
@@ -394,10 +444,13 @@ class AdbPhone:
         return AdbActResult(False, "no tool set", output=f"Tool error: {a.name!r} is not a tool of {self.serial} "
                             "(a phone over adb has no tools; use GUI or shell actions)")
 
-    def _noop(self, a: Action) -> AdbActResult:
-        return AdbActResult(True, f"{a.type}: nothing to do on the phone")
+    def _agent(self, a: Action) -> AdbActResult:
+        """answer, ask_user, terminate: nothing a finger does; a virtual device records them for its verifier."""
+        if not self.runs_tasks():
+            return AdbActResult(True, f"{a.type}: nothing to do on the phone")
+        return self._do(f"phoneloop act {shlex.quote(a.to_json())}")
 
-    _act_answer = _act_ask_user = _act_terminate = _noop
+    _act_answer = _act_ask_user = _act_terminate = _agent
 
 
 class _Stream:

@@ -9,8 +9,8 @@ ends the episode. With a task on a verifiable phone (a mock phone), the phone is
 and the task initialised first, and the verifier sets the outcome; an AdbPhone on a
 phoneloop virtual device does the same through the device's ``phoneloop task`` command;
 otherwise the outcome stays ``unknown``. Mock phones also record ``meta["perturbation"]``
-(profile and seed of their interruptions). A phone that goes offline mid-episode ends the episode as a
-failure whose ``meta["failure_reason"]`` says why; one that is gone before the first
+(profile and seed of their interruptions). A phone that goes offline (or whose adb server dies) mid-episode ends the episode as a
+failure whose ``meta["failure_reason"]`` says why (``device offline: ...``, ``host unreachable: ...``); one that is gone before the first
 step raises ``EpisodeAborted`` (there is nothing to record). A ``tool`` call the phone rejects
 (unknown tool, bad arguments) is an error step: recorded, shown to the policy on the next
 screen (a mock phone toasts the error), listed in ``meta["tool_errors"]``, and the episode goes on.
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Protocol
 
 from datalake.types import Action, Episode, Observation, Step
-from phones.errors import DeviceOffline, EpisodeAborted
+from phones.errors import AdbServerUnreachable, DeviceOffline, EpisodeAborted
 from phones.protocol import Phone, is_verifiable
 
 
@@ -115,6 +115,8 @@ def run_episode(phone: Phone, policy: Policy, task_or_instruction: Any, *, seed:
             extra["stopped"] = "max_steps"
     except DeviceOffline as exc:
         failure = f"device offline: {exc}"
+    except AdbServerUnreachable as exc:  # the phone's host (its adb server) died mid-episode
+        failure = f"host unreachable: {exc}"
     if not steps or device is None:
         raise EpisodeAborted(f"no step recorded for {instruction!r}: {failure or 'max_steps is 0'}")
     outcome, verified_by = "unknown", "none"

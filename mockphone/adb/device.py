@@ -10,7 +10,8 @@ Commands handled here (everything else goes to ``mockphone.shell``)::
     ime list -s | ime set ID                  ADBKeyBoard is "installed": am broadcast -a ADB_INPUT_B64 --es msg B64
     cat | rm | ls | sleep | true | false      over the device's file store (files pulled and pushed by sync:)
     phoneloop reset SEED | phoneloop task start NAME [SEED|JSON] | phoneloop task check
-                                              (virtual devices only: harnesses can evaluate on mock tasks)
+    phoneloop act JSON                        an answer, ask_user or terminate action, recorded on the phone for
+                                              its verifier (virtual devices only: harnesses can evaluate on mock tasks)
 
     cat /proc/uptime                          the device clock (also the clock of getevent's timestamps)
     wm size | dumpsys display | dumpsys window    natural size, rotation (adbutils window_size()/rotation()),
@@ -65,6 +66,8 @@ from mockphone.adb.display import Compositor, Grabs
 from mockphone.adb.sh import Result, run as run_line
 from mockphone.errors import MockPhoneError
 from mockphone.phone import MockPhone
+
+AGENT_ACTIONS = ("answer", "ask_user", "terminate")  # what `phoneloop act` records (nothing a finger does)
 
 ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
 DUMP_ERRORS = {"dump_idle": "ERROR: could not get idle state.", "dump_null_root":
@@ -282,7 +285,8 @@ class VirtualDevice:
         return {**mockshell.PROPS, "ro.serialno": self.serial,
                 "ro.phoneloop.mock": "1" if self.verifier else "0", "ro.product.name":
                 "phoneloop_mock", "ro.product.device": "mock", "ro.sf.lcd_density": str(self.phone.display.dpi),
-                "sys.boot_completed": "1", "ro.build.characteristics": "phone"}
+                "sys.boot_completed": "1", "ro.build.characteristics": "phone",
+                "persist.sys.locale": self.phone.locale}
 
     def _cmd_getprop(self, args: list[str]) -> Result:
         props = self.props()
@@ -424,6 +428,13 @@ class VirtualDevice:
                 task.initialize_task(self.phone)
                 self.task = task
                 return Result(0, (task.goal + "\n").encode())
+            if args[:1] == ["act"] and len(args) == 2:
+                action = Action.from_json(args[1])
+                if action.type not in AGENT_ACTIONS:
+                    return Result(1, stderr=f"phoneloop act: only {', '.join(AGENT_ACTIONS)} (perform "
+                                            f"{action.type} with input commands)\n".encode())
+                self.phone.act(action)
+                return Result(0, f"{action.type} recorded\n".encode())
             if args[:2] == ["task", "check"] and not self.verifier:
                 return Result(1, stderr=b"phoneloop: this device has no verifier (a real-like phone: judge the "
                                         b"episode from what it shows)\n")
@@ -431,7 +442,7 @@ class VirtualDevice:
                 return Result(0, f"{self.task.is_successful(self.phone)}\n".encode())
         except (MockPhoneError, ValueError) as exc:
             return Result(1, stderr=f"phoneloop: {exc}\n".encode())
-        return Result(1, stderr=b"usage: phoneloop reset SEED | task start NAME [SEED|JSON] | task check\n")
+        return Result(1, stderr=b"usage: phoneloop reset SEED | task start NAME [SEED|JSON] | task check | act JSON\n")
 
     # --- getevent -------------------------------------------------------------------------
     def listen(self) -> queue.Queue[str | None]:

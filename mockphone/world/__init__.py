@@ -152,6 +152,7 @@ def canonical(value: Any) -> str:
 
 
 _LOADED = False
+_LOAD_LOCK = threading.RLock()  # a section module may import another section
 
 
 def _load_sections() -> None:
@@ -159,9 +160,12 @@ def _load_sections() -> None:
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    import importlib
-    import pkgutil
+    with _LOAD_LOCK:  # threads (the farm's workers) must not see the flag before every section registered
+        if _LOADED:
+            return
+        import importlib
+        import pkgutil
 
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        importlib.import_module(f"{__name__}.{info.name}")
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            importlib.import_module(f"{__name__}.{info.name}")
+        _LOADED = True

@@ -21,3 +21,11 @@ def adb(server):
 @pytest.fixture
 def dev(adb):
     return adb.device("emulator-5554")
+
+
+@pytest.fixture(autouse=True)
+def leases(tmp_path, monkeypatch):
+    """Each test's phone leases in its own folder (never the user's state folder)."""
+    folder = tmp_path / "leases"
+    monkeypatch.setenv("PHONELOOP_LEASES", str(folder))
+    return folder

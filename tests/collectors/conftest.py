@@ -17,3 +17,11 @@ def phone():
 @pytest.fixture
 def adb_phone(server):
     return AdbPhone("emulator-5554", port=server.port, retry_delay=0.01)
+
+
+@pytest.fixture(autouse=True)
+def leases(tmp_path, monkeypatch):
+    """Each test's phone leases in its own folder (never the user's state folder)."""
+    folder = tmp_path / "leases"
+    monkeypatch.setenv("PHONELOOP_LEASES", str(folder))
+    return folder

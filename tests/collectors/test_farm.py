@@ -65,7 +65,7 @@ def test_unhealthy_phone_takes_no_job(server, lake):
     report = collect_on_devices(lake, [], TASKS, seeds=[0], port=server.port, options=FarmOptions(**FAST))
     assert report.written == 0
     assert any("locked" in e for e in report.errors) and any("battery 5%" in e for e in report.errors)
-    assert any("not run" in e for e in report.errors)
+    assert sorted(report.failed_jobs) == [f"{t} seed 0: no phone left in the farm" for t in sorted(TASKS)]
 
 
 def test_phones_on_two_adb_hosts_share_the_queue(lake):
