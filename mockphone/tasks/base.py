@@ -264,10 +264,9 @@ def answer_ending(text: Callable[[Any, Any], str]):
 
 def oracle_answer(task: Task, phone: MockPhone) -> str:
     """The right answer as the oracle reads it off the screen (a probe phone of the same seed and locale)."""
-    from mockphone.tasks.play import run_oracle, start
+    from mockphone.tasks.play import oracle_answer as answer
 
-    probe, own = start(type(task), phone.seed, task.params)
-    return next(a.text for a in run_oracle(probe, own, terminate=False) if a.type == "answer")
+    return answer(task, phone)
 
 
 def other_candidate(task: Task, phone: MockPhone) -> str:

@@ -149,7 +149,7 @@ def misread(task: Task, phone: MockPhone) -> str:
     """A wrong answer: the right one misread (its last digit one off; without digits, only its first half)."""
     import re
 
-    from mockphone.tasks.base import oracle_answer
+    from mockphone.tasks.play import oracle_answer
 
     right = oracle_answer(task, phone)
     digits = list(re.finditer(r"\d", right))
@@ -179,7 +179,7 @@ def transposed(task: Task, phone: MockPhone) -> str:
     """A wrong answer: the right one with its last two digits swapped (a typing slip)."""
     import re
 
-    from mockphone.tasks.base import oracle_answer
+    from mockphone.tasks.play import oracle_answer
 
     right = oracle_answer(task, phone)
     pos = [m.start() for m in re.finditer(r"\d", right)]

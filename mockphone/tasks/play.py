@@ -66,3 +66,9 @@ def also_play(phone: MockPhone, task: Task, params: dict) -> None:
         play_other(phone, type(task)(params))
     except Exception:  # noqa: BLE001 - the second target is not there: what was done so far stays
         pass
+
+
+def oracle_answer(task: Task, phone: MockPhone) -> str:
+    """The right answer as the oracle reads it off the screen (a probe phone of the same seed and locale)."""
+    probe, own = start(type(task), phone.seed, task.params)
+    return next(a.text for a in run_oracle(probe, own, terminate=False) if a.type == "answer")
