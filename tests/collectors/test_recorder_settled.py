@@ -32,10 +32,13 @@ MATRIX = [  # (row, task, seed, operator gaps, device knobs)
      {"slow_grabs": 0.3, "slow_grab_delay": (2.0, 3.0)}),
     ("transition 0.3 s + 30% late grabs, gaps 0.2-0.3 s", "ContactsAdd", 0, (0.2, 0.3),
      {"transition": 0.3, "slow_grabs": 0.3, "slow_grab_delay": (2.0, 3.0)}),
-    ("long-press, transition 0.3 s, gaps 0.2-0.3 s", "MessagesDeleteThread", 0, (0.2, 0.3), {"transition": 0.3}),
-    ("scroll, transition 0.3 s, gaps 0.2-0.3 s", "NewsSaveStory", 0, (0.2, 0.3), {"transition": 0.3}),
-    ("nav back/home (gestural), transition 0.3 s, gaps 0.2-0.3 s", "NewsUnfollowTopic", 0, (0.2, 0.3),
-     {"transition": 0.3, "nav_mode": "gestural"}),
+    # fast screencaps (50 ms) grab inside a 0.4 s transition and finish before the next touch 0.3-0.4 s later
+    ("long-press, transition 0.4 s, 50 ms screencaps, gaps 0.3-0.4 s", "MapsUnsavePlace", 0, (0.3, 0.4),
+     {"transition": 0.4, "capture_latency": 0.05}),
+    ("scroll, transition 0.4 s, 50 ms screencaps, gaps 0.3-0.4 s", "PrivacyJobAlerts", 0, (0.3, 0.4),
+     {"transition": 0.4, "capture_latency": 0.05}),
+    ("nav back/home (gestural), transition 0.4 s, 50 ms screencaps", "NewsUnfollowTopic", 0, (0.3, 0.4),
+     {"transition": 0.4, "capture_latency": 0.05, "nav_mode": "gestural"}),
     ("rotation 0.1-0.15 s before touches, transition 0.3 s", "ContactsAdd", 0, (0.2, 0.3), {"transition": 0.3}),
 ]
 
@@ -86,7 +89,7 @@ def act_turning_the_phone(vd, script, gaps, seed):
 def record(name, seed, gaps, knobs, row=""):
     with VirtualAdbServer(phones=1) as server:
         vd = server.devices[0]
-        vd.configure(capture_latency=0.3, dump_latency=0.3, grab_jitter=0.02, **knobs)
+        vd.configure(**{"capture_latency": 0.3, "dump_latency": 0.3, "grab_jitter": 0.02, **knobs})
         task, actions = plan(name, seed)
         vd.phone.reset(seed)
         task.initialize_task(vd.phone)
@@ -106,9 +109,9 @@ def matrix():
         episode, truth, vd = record(name, seed, gaps, knobs, row)
         rows.append((row, score(episode, truth), episode, vd))
     print("\nrecorder matrix (issue 32)")
-    print(f"  {'row':<60} {'steps':>5} {'right':>5} {'flagged':>7} {'wrong ok':>8}  transitions  late grabs")
+    print(f"  {'row':<66} {'steps':>5} {'right':>5} {'flagged':>7} {'wrong ok':>8}  transitions  late grabs")
     for row, s, _, vd in rows:
-        print(f"  {row:<60} {s['steps']:>5} {s['right']:>5} {s['flagged']:>7} {s['wrong_unflagged']:>8}  "
+        print(f"  {row:<66} {s['steps']:>5} {s['right']:>5} {s['flagged']:>7} {s['wrong_unflagged']:>8}  "
               f"{vd.compositor.transitions:>11}  {vd.grabs.late:>10}")
     return rows
 
