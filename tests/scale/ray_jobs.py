@@ -18,3 +18,16 @@ def work(phone: str, jobs, results, parent=None) -> None:
             results.put({"kind": "result", "phone": phone, "job": job})
     finally:
         results.put({"kind": "done", "phone": phone})
+
+
+def where(phone: str, jobs, results, parent=None) -> None:
+    """Says which Ray node this worker runs on (first, whether or not it gets a job), then ends its jobs."""
+    import ray
+
+    try:
+        results.put({"kind": "node", "phone": phone, "node": ray.get_runtime_context().get_node_id(), "job": None})
+        while (job := jobs.get()) is not None:
+            results.put({"kind": "started", "phone": phone, "job": job})
+            results.put({"kind": "result", "phone": phone, "job": job})
+    finally:
+        results.put({"kind": "done", "phone": phone})
