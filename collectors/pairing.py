@@ -27,9 +27,10 @@ clocks goes through the host:
 For an action whose finger went down at ``down`` after the previous action lifted at
 ``prev_up``, a frame is **certain** when its whole grab interval lies in (prev_up + settle,
 down) *and* an earlier grab, also inside and surely ``REST_GAP`` or more before it, has the
-same PNG bytes, as has every grab inside between the two: the screen had come to rest after
-the previous action (Android's transitions run 250-400 ms; a frame grabbed inside one is two
-screens blended and differs from one grabbed 50 ms later) and the finger had not yet touched.
+same PNG bytes, as has every grab inside between the two and after them: the screen had come to
+rest after the previous action (Android's transitions run 250-400 ms; a frame grabbed inside one
+is two screens blended and differs from one grabbed 50 ms later), had not changed again (a turned
+phone, a page loading by itself), and the finger had not yet touched.
 Equal bytes, not a tolerance: on the virtual phone two blends 40 ms apart, and the screens
 before and after a short price typed (0.12% of the 8x-reduced pixels), were within a tolerance
 that absorbs a cursor's blink or the clock's minute (0.2%), so a grab still moving or already
@@ -158,8 +159,9 @@ def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, g
 
     Certain only when the screen was seen at rest (``at_rest``): two grabs, both stamped on the
     phone, both wholly inside (``prev_up + settle``, ``down``) and ``REST_GAP`` apart, have the
-    same bytes, as has every grab inside between them. A frame grabbed during a transition differs
-    from one grabbed later, so it is never certain; a grab with no stamp has no known interval and
+    same bytes, as has every grab inside between them and after them (a screen that changed again
+    with no touch — the phone turned, a page that loaded by itself — is not known at touch-down).
+    A frame grabbed during a transition differs from one grabbed later, so it is never certain; a grab with no stamp has no known interval and
     is never certain either. The later grab of the last such pair is the screen. With no certain
     frame, the guess (flagged) is the last frame grabbed after the previous action settled and
     before ``down``, else the first grabbed before this one's lift at ``up`` (the screen changes at
@@ -180,7 +182,11 @@ def pair_frame(frames: list[Frame], clock: Clock, prev_up: float, down: float, g
             if latest is None or start > latest[1]:
                 latest = (f, start, end)
     inside.sort(key=lambda x: x[1])
-    stable = next((inside[j] for j in range(len(inside) - 1, 0, -1) if at_rest(inside, j)), None)
+    j = next((j for j in range(len(inside) - 1, 0, -1) if at_rest(inside, j)), None)
+    # a later grab that differs means the screen changed again after it came to rest (the phone was
+    # turned, a page loaded by itself): the rested frame is not known to be the one at touch-down
+    stable = inside[j] if j is not None and all(f.sha == inside[j][0].sha for f, _, _ in inside[j + 1:]) \
+        else None
     chosen = stable or latest or during or fallback
     lag = None if chosen is None else round(1000 * (down - chosen[2]), 1)
     return Pairing(chosen[0] if chosen else None, stable is not None, lag)

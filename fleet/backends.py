@@ -26,14 +26,17 @@ import os
 import queue as queue_module
 import socket
 import threading
+import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from fleet.errors import BackendUnavailable, BadBackend
-from fleet.placement import actor_options
+from fleet.errors import ActorPending, BackendUnavailable, BadBackend, PlacementInfeasible
+from fleet.placement import ACTOR_CPUS, PIN, actor_options, nodes_of, place
 
 BACKENDS = ("local", "ray")
 JOIN_SECONDS = 30.0
+PENDING_SECONDS = 60.0  # a Ray actor not running this long after it was asked for is an error
 QUEUE_LOST = (EOFError, ConnectionError)  # what a manager-served queue raises once its manager process is gone
 
 
@@ -127,45 +130,105 @@ class ThreadBackend:
 
 
 class RayBackend:
+    """One Ray actor per phone. Before each actor starts, the run's actors so far and this one are
+    placed on the cluster's live nodes (``fleet.placement.place``): a missing ``adb:`` resource or too
+    few CPUs is ``PlacementInfeasible`` at once, naming the resource, and the actors already started are
+    killed (Pool starts every worker before the first job is scheduled). An actor still not running
+    ``pending_timeout`` seconds after it was asked for is ``ActorPending``: an error, never a silent
+    wait. Callers may ``check`` a whole list of phones before they start anything."""
+
     def __init__(self, address: str | None = None, num_cpus: int | None = None, *, target: str,
-                 run: str | None = None) -> None:
+                 run: str | None = None, pending_timeout: float = PENDING_SECONDS) -> None:
         self.target, self.run = target, run or uuid.uuid4().hex[:12]  # actors are named phoneloop-RUN-PHONE
+        self.pending_timeout = pending_timeout
         self.ray = ray_connect(address, num_cpus)
         self._actor_class = _actor_class(self.ray)
+        self._placed: list[tuple[str, str]] = []  # this pass's (kind, phone) actors
+        self._handles: list[RayWorker] = []
 
     def queues(self):
         """Both queues live on the head node (Ray's ``node:__internal_head__`` resource): losing
-        any other node never loses them, and without the head there is no cluster anyway."""
+        any other node never loses them, and without the head there is no cluster anyway.
+        A new pair is a new pass: placement starts again from no actors."""
         from ray.util.queue import Queue
 
+        self._placed, self._handles = [], []
         options = {"num_cpus": 0, "resources": {"node:__internal_head__": 0.001}}
         return Queue(actor_options=options), Queue(actor_options=options)
 
-    def start(self, phone: str, kind: str, args: tuple) -> Any:
-        actor = self._actor_class.options(**actor_options(kind, phone, self.run)).remote()
-        return actor, actor.run.remote(self.target, phone, *args)
+    def check(self, kind: str, phones: list[str]) -> dict[str, str | None]:
+        """Where ``phones``' actors (with this pass's others) would go; PlacementInfeasible when one cannot."""
+        return place([*self._placed, *((kind, p) for p in phones)], nodes_of(self.ray))
 
-    def dead(self, handle) -> bool:
-        _, ref = handle
-        ready, _ = self.ray.wait([ref], timeout=0)
+    def start(self, phone: str, kind: str, args: tuple) -> RayWorker:
+        try:
+            plan = self.check(kind, [phone])
+        except PlacementInfeasible:
+            self._kill(self._handles)
+            raise
+        self._placed.append((kind, phone))
+        actor = self._actor_class.options(**actor_options(kind, phone, self.run, plan)).remote()
+        handle = RayWorker(phone, actor, actor.ready.remote(), actor.run.remote(self.target, phone, *args),
+                           time.monotonic(), plan.get(phone))
+        self._handles.append(handle)
+        return handle
+
+    def dead(self, handle: RayWorker) -> bool:
+        if not handle.running:
+            ready, _ = self.ray.wait([handle.ready], timeout=0)
+            if not ready:
+                waited = time.monotonic() - handle.since
+                if waited > self.pending_timeout:
+                    self._kill(self._handles)
+                    raise ActorPending(self._pending_message(handle, waited))
+                return False
+            handle.running = True
+        ready, _ = self.ray.wait([handle.ref], timeout=0)
         if not ready:
             return False
         try:
-            self.ray.get(ref)
+            self.ray.get(handle.ref)
         except Exception:  # RayActorError, a worker process that died, a node that left
             return True
         return False
 
-    def join(self, handles: list) -> None:
-        for actor, ref in handles:
+    def _pending_message(self, handle: RayWorker, waited: float) -> str:
+        need = {"CPU": ACTOR_CPUS, **({handle.resource: PIN} if handle.resource else {})}
+        try:
+            free = {k: round(v, 3) for k, v in self.ray.available_resources().items()
+                    if k == "CPU" or k.startswith("adb:")}
+        except Exception:  # noqa: BLE001  the cluster itself may be what is gone
+            free = "unknown"
+        return (f"the Ray actor of phone {handle.phone} was still pending after {waited:.0f} s: it needs {need}, "
+                f"the cluster has {free} available (other work holds the CPUs, or the node left)")
+
+    def _kill(self, handles: list[RayWorker]) -> None:
+        for handle in handles:
             try:
-                self.ray.get(ref, timeout=30)
-            except Exception:  # already reported as dead
-                pass
-            try:
-                self.ray.kill(actor)
+                self.ray.kill(handle.actor, no_restart=True)
             except Exception:  # an actor on a node that is gone: nothing left to kill
                 pass
+
+    def join(self, handles: list) -> None:
+        for handle in handles:
+            try:
+                self.ray.get(handle.ref, timeout=30)
+            except Exception:  # already reported as dead
+                pass
+        self._kill(handles)
+
+
+@dataclass
+class RayWorker:
+    """A started phone actor: ``ready`` answers once Ray placed it, ``ref`` once its worker loop ended."""
+
+    phone: str
+    actor: Any
+    ready: Any
+    ref: Any
+    since: float  # host monotonic time it was asked for
+    resource: str | None  # the adb resource that pins it, if any
+    running: bool = False
 
 
 def ray_connect(address: str | None = None, num_cpus: int | None = None):
@@ -216,6 +279,9 @@ def _actor_class(ray):
     @ray.remote
     class PhoneWorker:
         """One phone: runs the worker ``target`` ("module:function") until the jobs run out."""
+
+        def ready(self) -> bool:
+            return True
 
         def run(self, target: str, phone: str, *args) -> str:
             load_target(target)(phone, *args, None)

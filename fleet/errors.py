@@ -21,3 +21,14 @@ class QueuesLost(FleetError):
 
 class PhoneLeased(FleetError):
     """A phone another live run holds (``fleet.leases``); the message names the holder: pid, host, command, since."""
+
+
+class PlacementInfeasible(FleetError):
+    """A phone's Ray actor cannot be placed on the cluster as it is: the custom resource that pins it
+    (``adb:HOST:PORT/SERIAL``) is on no live node, or the nodes lack the CPUs for every actor. Raised
+    before any actor starts, naming the phone and the missing resource."""
+
+
+class ActorPending(FleetError):
+    """A phone's Ray actor was not running after the backend's pending timeout (the cluster's CPUs
+    are taken by other work, or a node left): an error, not a silent wait."""

@@ -17,6 +17,7 @@ from curation.ops.dedup import dedup_exact, dedup_frames, dedup_near
 from curation.ops.filters import (
     drop_bad_frames, drop_loops, drop_noop_steps, drop_out_of_bounds, drop_unparseable, filter_episodes,
 )
+from curation.ops.pairing import drop_flagged_steps
 from curation.ops.redact import redact
 from curation.ops.safety import safety_tags
 
@@ -82,6 +83,7 @@ OPS: dict[str, OpDef] = {name: _opdef(name, fn) for name, fn in sorted({
     "drop_bad_frames": drop_bad_frames,
     "drop_out_of_bounds": drop_out_of_bounds,
     "drop_unparseable": drop_unparseable,
+    "drop_flagged_steps": drop_flagged_steps,
     "dedup_exact": dedup_exact,
     "dedup_near": dedup_near,
     "dedup_frames": dedup_frames,

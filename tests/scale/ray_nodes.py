@@ -39,11 +39,11 @@ def _ports(n: int) -> list[int]:
 
 
 class RayNodes:
-    def __init__(self, head_resources: str = '{"phoneloop_head": 1}') -> None:
+    def __init__(self, head_resources: str = '{"phoneloop_head": 1}', worker_resources: str | None = None) -> None:
         self.tmp = tempfile.mkdtemp(prefix="rn", dir="/tmp")  # short: Ray's socket paths have a length limit
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
-        self.head_resources = head_resources
+        self.head_resources, self.worker_resources = head_resources, worker_resources
         self.head: subprocess.Popen | None = None
         self.worker: subprocess.Popen | None = None
         self.started: set[int] = set()
@@ -68,7 +68,8 @@ class RayNodes:
                                      "--include-dashboard", "false", "--dashboard-port", str(free_port()),
                                      "--resources", self.head_resources])
             self.wait_nodes(1)
-            self.worker = self._start(["--address", self.address])
+            extra = ["--resources", self.worker_resources] if self.worker_resources else []
+            self.worker = self._start(["--address", self.address, *extra])
             self.wait_nodes(2)
         except BaseException:
             self.__exit__(None, None, None)
