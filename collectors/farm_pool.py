@@ -20,8 +20,8 @@ no episode is listed in ``report.failed_jobs``; the command exits non-zero on an
 Both backends run the same worker (``work``): ``local`` as one thread per phone in this
 process (``fleet.backends.ThreadBackend``: adb work is I/O, the phone does the
 rendering), ``ray`` as one Ray actor per phone, pinned by the custom resource
-``adb:<SERIAL>`` to the node whose adb server sees it (start each phone host with
-``ray start --address HEAD:6379 --resources '{"adb:SERIAL": 1}'``). Workers write their
+``adb:HOST:PORT/SERIAL`` to the node whose adb server sees it (start each phone host with
+``ray start --address HEAD:6379 --resources '{"adb:HOST:PORT/SERIAL": 1}'``; see ``fleet.placement``). Workers write their
 episodes to the lake themselves, a few at a time as they finish (so on Ray use a lake
 every node reaches). After a worker died, every job without an episode in the lake runs
 once more on the phones still there.

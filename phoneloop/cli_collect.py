@@ -49,7 +49,8 @@ def run(
     Exits 1, naming them, when any job ended with no episode.
 
     With --backend ray each phone is a Ray actor on the node that advertises the resource
-    adb:SERIAL (the node whose adb server sees it); the lake must be reachable from every node.
+    adb:HOST:PORT/SERIAL (the node whose adb server sees it; checked before any actor starts);
+    the lake must be reachable from every node.
 
     Example: phoneloop collect run --task 'app:settings' --seeds 3 --adb 127.0.0.1:5037 --adb 10.0.0.7:5037
     """
