@@ -24,6 +24,12 @@ if "huggingface_hub" not in sys.modules:
     with open(os.path.join(os.environ["HF_HOME"], ".agent_harnesses.json"), "w") as registry:
         registry.write('{"standardEnvVars": [], "harnesses": {}}')
 
+# Phone leases (fleet.leases) of the tests' virtual phones go to a folder of this session, never the
+# developer's ~/.local/state (a test's own folder, set with monkeypatch, still wins).
+if "PHONELOOP_LEASES" not in os.environ:
+    os.environ["PHONELOOP_LEASES"] = tempfile.mkdtemp(prefix="phoneloop-leases-")
+    atexit.register(shutil.rmtree, os.environ["PHONELOOP_LEASES"], ignore_errors=True)
+
 import pytest  # noqa: E402
 
 from datalake.lake import Lake  # noqa: E402
