@@ -328,7 +328,12 @@ class MovieCheapestShowing(Task):
 
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from open_mini(ui, "movie")
-        yield from buy(ui, self.params["film"], cheapest(ui.phone.state("superapp").minis.film(self.params["film"])).cinema)
+        yield from ui.tap(text=self.params["film"])
+        rows = yield from ui.collect("showing_row")  # [cinema, "19:30 · ¥45"]: the cheapest read off the screen
+        yield from ui.tap(text=min(rows, key=lambda r: (int(r[1].split("¥")[-1]), r[0]))[0])
+        yield from ui.tap(rid="qty_1")
+        yield from ui.tap(rid="buy")
+        yield from ui.tap(text="PAY")
 
     def wrong_endings(self) -> dict:
         def dearest(t):

@@ -57,6 +57,9 @@ def ensure_playlist(phone: MockPhone, task: Task, name: str) -> Playlist:
     return found
 
 
+MUSIC_PACKAGE = "com.phoneloop.music"
+
+
 def to_tabs(ui: UI) -> Iterator[Action]:
     """Open Music and go back until a tab page shows (a song or player page may be on top)."""
     yield from ui.open("music")
@@ -64,7 +67,7 @@ def to_tabs(ui: UI) -> Iterator[Action]:
         if ui.find(rid="tab_search") is not None:
             return
         yield from ui.key("back")
-        if ui.phone.nav.foreground != "com.phoneloop.music":  # backed out of the app: open it at its root
+        if not any(el.package == MUSIC_PACKAGE for el in ui.elements()):  # backed out of the app: reopen it
             yield from ui.open("music")
 
 

@@ -108,7 +108,11 @@ class NotesAppend(Task):
     def oracle(self, ui: UI) -> Iterator[Action]:
         yield from ui.open("notes")
         yield from ui.tap(text=self.params["title"])
-        yield from ui.type_into("body", "\n" + self.params["line"], clear=False)
+        # the newline as a key (``input text`` over adb types no control characters): enter in the
+        # focused multi-line body adds a line break at its end, then the line is typed after it
+        yield from ui.tap(rid="body")
+        yield from ui.key("enter")
+        yield from ui.type_into("body", self.params["line"], clear=False)
         yield from ui.tap(rid="save")
 
 

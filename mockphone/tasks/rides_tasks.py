@@ -122,7 +122,7 @@ class RidesRideToSavedPlace(Task):
 
     def _ride(self, ui: UI, label: str, kind: str) -> Iterator[Action]:
         yield from ui.open("rides")
-        yield from ui.tap(text=ui.phone.app("rides").state.places[label.split()[0]])  # the shortcut's address
+        yield from ui.tap(rid=f"place_{label.split()[0].lower()}")  # the saved place's shortcut on the Ride tab
         yield from ui.tap(text=kind)
         yield from ui.tap(rid="request")
         yield from ui.tap(text="Confirm")
