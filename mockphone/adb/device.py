@@ -422,7 +422,10 @@ class VirtualDevice:
             if args[:2] == ["task", "start"] and len(args) in (3, 4):
                 extra = args[3] if len(args) == 4 else "0"
                 cls = registry.get(args[2])
-                task = cls(params=json.loads(extra)) if extra.startswith("{") else cls(seed=int(extra))
+                # with explicit params the task draws from the world of the phone's current seed (its setup adds
+                # that world's items), not seed 0's
+                task = (cls(params=json.loads(extra), seed=self.phone.seed) if extra.startswith("{")
+                        else cls(seed=int(extra)))
                 if not extra.startswith("{"):  # with explicit params, the phone keeps its current seed
                     self.phone.reset(int(extra))
                 task.initialize_task(self.phone)

@@ -1,5 +1,7 @@
 """Every registered task keeps the verifier invariants (the same checks ``phoneloop tasks check`` runs)."""
 
+import functools
+
 import pytest
 
 from datalake.types import Action
@@ -31,6 +33,11 @@ def test_start_screen_render_and_xml_agree(name):
 
 @pytest.fixture(scope="module")
 def fuzz_report():
+    return _fuzz_report()  # its tests share one worker (tests/conftest.py); cached if the module is torn down
+
+
+@functools.cache
+def _fuzz_report():
     """The fuzzer over the sweep's (template, seed) pairs: in sampled mode each template at its one seed
     (the donors drawn from the templates of that seed), in full mode every template at every seed."""
     report = invariants.FuzzReport()
@@ -48,13 +55,11 @@ def fuzz_report():
 FUZZ_PAIRS = len(template_seeds(NAMES, SEEDS)) * 2  # per_task draws per (template, seed)
 
 
-@pytest.mark.xdist_group("fuzz")  # both tests read one module fixture: build it on one worker only
 def test_collateral_damage_fuzzer_finds_no_fooled_verifier(fuzz_report):
     print(f"\ncollateral-damage fuzzer: {fuzz_report.to_dict()}")
     assert fuzz_report.failures == []
 
 
-@pytest.mark.xdist_group("fuzz")
 def test_fuzzer_pairs_mostly_change_state_and_damage_is_decided_without_the_verifier(fuzz_report):
     assert fuzz_report.pairs >= 0.9 * FUZZ_PAIRS  # a draw that changed nothing is drawn again
     assert fuzz_report.changed_share > 0.5 and fuzz_report.damaged > 0.9 * fuzz_report.pairs
