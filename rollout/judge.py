@@ -263,8 +263,25 @@ def _toggle(template: str) -> tuple[str, str | None, bool] | None:
     return None
 
 
+def _other_switch(task: JudgeTask, actions: Sequence[Action]) -> str | None:
+    """The label of another setting's row the episode tapped (the recorded target's resource-id names it:
+    ``.../id/airplane`` is Airplane mode's row): flipping a second switch is collateral damage."""
+    for a in actions:
+        rid = (a.element.resource_id or "") if a.type in ("tap", "long_press") and a.element else ""
+        name = rid.rsplit("/", 1)[-1].replace("_", "").lower()
+        if not name:
+            continue
+        for word, label, _icon in TOGGLES:
+            if word not in task.template and (name == word.lower() or word.lower().startswith(name)):
+                return label
+    return None
+
+
 def _toggle_rule(task: JudgeTask, screen: Screen, actions: Sequence[Action], family: str) -> Verdict:
     label, icon, want = _toggle(task.template)  # type: ignore[misc]
+    other = _other_switch(task, actions)
+    if other is not None:
+        return Verdict("failure", f"tapped another setting's row too ({other})", family)
     if "QuickSettings" in task.template and screen.shade_open():
         return Verdict("failure", "the notification shade is still open", family)
     state = screen.switch(label)
