@@ -22,7 +22,7 @@ def test_rollout_takes_adb_host_and_port(server, lake, leases):
 
 
 def test_eval_takes_adb_host_and_port(server, lake):
-    result = runner.invoke(app, ["eval", "--policies", "oracle", "--tasks", "SettingsWifiOn,ClockAddAlarm", "--episodes", "1",
+    result = runner.invoke(app, ["eval", "--policies", "oracle", "--tasks", "SettingsWifiOn", "--episodes", "1",
                                  "--phones", "adb:emulator-5554", "--adb", f"127.0.0.1:{server.port}",
                                  "--lake", lake.uri])
     assert result.exit_code == 0, result.output
@@ -33,7 +33,7 @@ def test_eval_takes_adb_host_and_port(server, lake):
 def test_rollout_on_a_leased_phone_fails_naming_the_holder(server, lake, leases):
     label = f"127.0.0.1:{server.port}/emulator-5556"
     with Leases.take([label], command="phoneloop collect run --task app:clock"):
-        result = runner.invoke(app, ["rollout", "--policy", "oracle", "--tasks", "SettingsWifiOn,ClockAddAlarm", "--phones",
+        result = runner.invoke(app, ["rollout", "--policy", "oracle", "--tasks", "SettingsWifiOn", "--phones",
                                      "adb:emulator-5554,emulator-5556", "--adb-port", str(server.port),
                                      "--lake", lake.uri])
     out = " ".join(result.output.split())
@@ -43,13 +43,14 @@ def test_rollout_on_a_leased_phone_fails_naming_the_holder(server, lake, leases)
 
 def test_rollout_exits_1_when_a_job_ended_with_no_episode(server, lake):
     # the only phone's cable is pulled during the second job (60 device requests in): the first job has its
-    # episode, the second cannot get one (no other phone to retry on)
+    # episode, the second cannot get one (no other phone to retry on); which job runs first is not fixed
     server.devices[0].offline_after = 60
     result = runner.invoke(app, ["rollout", "--policy", "oracle", "--tasks", "SettingsWifiOn,ClockAddAlarm",
                                  "--phones", "adb:emulator-5554", "--adb-port", str(server.port),
                                  "--lake", lake.uri])
     assert result.exit_code == 1, result.output
     out = " ".join(result.output.split())
-    assert "1 of 2 job(s) ended with no episode" in out and "ClockAddAlarm seed 0" in out and "offline" in out
-    assert lake.sql("SELECT task, outcome FROM episodes WHERE outcome = 'success'").to_pylist() == [
-        {"task": "SettingsWifiOn", "outcome": "success"}]
+    assert "1 of 2 job(s) ended with no episode" in out and "device offline" in out
+    [done] = lake.sql("SELECT task FROM episodes WHERE outcome = 'success'").column("task").to_pylist()
+    missing = ({"SettingsWifiOn", "ClockAddAlarm"} - {done}).pop()
+    assert f"{missing} seed 0" in out
