@@ -2,6 +2,24 @@
 
 from datalake.types import Action
 from datalake.uitree import parse_ui_tree
+from mockphone.tasks.base import Task
+
+
+class WifiOff(Task):
+    """A one-line task for tests of the task machinery: turn off Wi-Fi (by shell), checked by its setting."""
+
+    template = "Turn off Wi-Fi."
+    app_names = ("settings",)
+    allowed = ("system.settings[global/wifi_on]",)
+
+    def setup(self, phone):
+        phone.put_setting("global/wifi_on", "1")
+
+    def check(self, phone):
+        return float(phone.system_state().setting("global/wifi_on") == "0")
+
+    def oracle(self, ui):
+        yield Action("shell", command="svc wifi disable")
 
 
 def elements(phone):

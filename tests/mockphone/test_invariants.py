@@ -6,8 +6,8 @@ import pytest
 
 from datalake.types import Action
 from mockphone.tasks import invariants
-from mockphone.tasks.base import Task
 from mockphone.tasks.registry import REGISTRY
+from tests.mockphone.helpers import WifiOff
 from tests.sweep import template_seeds
 
 NAMES = sorted(REGISTRY)
@@ -65,21 +65,10 @@ def test_fuzzer_pairs_mostly_change_state_and_damage_is_decided_without_the_veri
     assert fuzz_report.changed_share > 0.5 and fuzz_report.damaged > 0.9 * fuzz_report.pairs
 
 
-class _LeakyVerifier(Task):
+class _LeakyVerifier(WifiOff):
     """A deliberately weak task: it allows every change, so the fuzzer must still agree with it (canary)."""
 
-    template = "Turn off Wi-Fi."
-    app_names = ("settings",)
     allowed = ("*",)
-
-    def setup(self, phone):
-        phone.put_setting("global/wifi_on", "1")
-
-    def check(self, phone):
-        return float(phone.system_state().setting("global/wifi_on") == "0")
-
-    def oracle(self, ui):
-        yield Action("shell", command="svc wifi disable")
 
 
 class _BrokenOracle(_LeakyVerifier):

@@ -9,8 +9,8 @@ never from the verifier; the sampled sweep in ``test_invariants`` plays them all
 
 from datalake.types import Action
 from mockphone.tasks import endings, invariants
-from mockphone.tasks.base import Task
 from mockphone.tasks.registry import REGISTRY
+from tests.mockphone.helpers import WifiOff
 
 
 def test_every_registered_template_has_at_least_two_own_endings():
@@ -18,21 +18,8 @@ def test_every_registered_template_has_at_least_two_own_endings():
     assert few == {}
 
 
-class _Bare(Task):
+class _Bare(WifiOff):
     """A template that brings no ending of its own (what a new template without them looks like)."""
-
-    template = "Turn off Wi-Fi."
-    app_names = ("settings",)
-    allowed = ("system.settings[global/wifi_on]",)
-
-    def setup(self, phone):
-        phone.put_setting("global/wifi_on", "1")
-
-    def check(self, phone):
-        return float(phone.system_state().setting("global/wifi_on") == "0")
-
-    def oracle(self, ui):
-        yield Action("shell", command="svc wifi disable")
 
 
 class _Idle(_Bare):
