@@ -112,7 +112,7 @@ def _phone(raw: str, key: str, rng: random.Random) -> str:
     n = len(national)
     if cc == 1:
         fake = f"{rng.choice(['201', '202', '212', '303', '312', '617', '702'])}55501{rng.randrange(100):02d}"
-        if fake == national:  # an original from the fictional range itself: another one
+        if fake[-7:] == national[-7:]:  # an original from the fictional range itself: another subscriber
             fake = fake[:-2] + f"{(int(fake[-2:]) + 1) % 100:02d}"
     elif cc == 44:
         fake = f"207946{rng.randrange(1000):04d}" if national.startswith("20") else f"7700900{rng.randrange(1000):03d}"
