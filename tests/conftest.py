@@ -51,10 +51,6 @@ _SHARED_FIXTURES = {
     "api-research": {"research", "research_lake", "rclient"},
     "api-shared": {"shared_lake", "client", "live_server"},
 }
-# Expensive module fixtures: their tests share one worker per module, so each is built once instead of
-# once on every worker that runs one of them (the learned SFT model cost 4 x 200 s of worker time when
-# its tests were spread over 4 workers).
-_MODULE_FIXTURES = {"learned", "uninterrupted", "tallies", "listed", "fuzz_report"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -64,6 +60,3 @@ def pytest_collection_modifyitems(config, items):
             if used & fixtures:
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
-        else:
-            if used & _MODULE_FIXTURES:
-                item.add_marker(pytest.mark.xdist_group(item.module.__name__))

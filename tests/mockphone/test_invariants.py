@@ -33,7 +33,7 @@ def test_start_screen_render_and_xml_agree(name):
 
 @pytest.fixture(scope="module")
 def fuzz_report():
-    return _fuzz_report()  # its tests share one worker (tests/conftest.py); cached if the module is torn down
+    return _fuzz_report()  # cached per process: a worker that runs both fuzzer tests builds it once
 
 
 @functools.cache
