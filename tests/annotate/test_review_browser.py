@@ -2,32 +2,21 @@
 password ``annotate users add`` printed, sees each annotator's answer by e-mail, and submits the
 pre-filled form without a verdict; the pull counts it as an accept of the annotators' majority."""
 
-import shutil
-import tempfile
 import uuid
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from annotate import people, pull, push
 from tests.annotate.test_labelstudio import choice, keypoint
 from tests.annotate.test_review_project import _answered
 from tests.annotate.test_team import lake, resolved  # noqa: F401  (lake: the fixture)
-from tests.api.test_browser import ARGS, CHROMIUM
+from tests.browser import chromium
 
 
 @pytest.fixture
 def page():
-    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh (scripts/test.sh does)"
-    profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                                                       viewport={"width": 1920, "height": 1080})
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium(1920, 1080) as context:
+        yield context.new_page()
 
 
 def test_a_reviewer_in_the_browser_sees_both_answers_and_an_untouched_submit_accepts(lake, client, project, page):

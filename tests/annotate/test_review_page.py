@@ -29,11 +29,8 @@ from mockphone import MockPhone
 from mockphone.tasks import registry
 from phones.episode import OraclePolicy, run_episode
 from tests.annotate.conftest import free_port
+from tests.browser import ARGS, CHROMIUM
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]
 TOKEN = "review-page-token-0123456789"
 
 

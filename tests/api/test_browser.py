@@ -9,28 +9,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.api.conftest import gestures_episode
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
-
+from tests.browser import chromium
 
 @pytest.fixture(scope="module")
 def page():
-    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh (scripts/test.sh does)"
-    profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                                                       viewport={"width": 1000, "height": 900})
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium(1000, 900) as context:
+        yield context.new_page()
 
 
 def test_episode_page_renders_screenshots_and_overlays(page, live_server, tmp_path):

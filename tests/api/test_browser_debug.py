@@ -6,34 +6,23 @@ the path is printed) for people to look at.
 
 import json
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from api.app import create_app
 from datalake.lake import Lake
 from tests.api.conftest import EVAL_ID, OUTPUTS, TOKEN, serving, settings
-from tests.api.test_browser import ARGS, CHROMIUM
+from tests.browser import chromium
 
 SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="module")
 def context():
-    assert shutil.which(CHROMIUM), f"{CHROMIUM} is missing: run scripts/system-deps.sh (scripts/test.sh does)"
-    profile = tempfile.mkdtemp(prefix="phoneloop-chromium-")
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True, args=ARGS,
-                                                   viewport={"width": 1920, "height": 1080})
-        try:
-            yield ctx
-        finally:
-            ctx.close()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium(1920, 1080) as ctx:
+        yield ctx
 
 
 @pytest.fixture
