@@ -41,7 +41,7 @@ def lake(tmp_path) -> Lake:
     return Lake.init(tmp_path / "lake")
 
 
-# Under pytest-xdist (scripts/test.sh runs `-n 2 --dist loadgroup`), tests that share an expensive
+# Under pytest-xdist (scripts/test.sh runs `-n 4 --dist loadgroup`), tests that share an expensive
 # session fixture run on one worker, so each such fixture is built once per run instead of once per
 # worker: the Label Studio server (a minute to migrate), the tiny model fine-tuned for the training
 # tests, the API's research lake. Other tests go to whichever worker is free.
@@ -51,8 +51,13 @@ _SHARED_FIXTURES = {
     "api-research": {"research", "research_lake", "rclient"},
     "api-shared": {"shared_lake", "client", "live_server"},
 }
+# Module fixtures that take long to build (a fine-tuned model, a loop run, the fuzzer's sweep, a Ray
+# cluster, a curated S3 dataset): the tests of one module that use one run on one worker too.
+_MODULE_FIXTURES = {"learned", "uninterrupted", "fuzz_report", "trained", "tallies", "curated", "built",
+                    "recorded", "ray_cluster"}
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
@@ -60,3 +65,26 @@ def pytest_collection_modifyitems(config, items):
             if used & fixtures:
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+        else:
+            for fixture in sorted(used & _MODULE_FIXTURES):
+                item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}.{fixture}"))
+                break
+    if getattr(config.option, "loadgroup", False):  # set on xdist workers under --dist loadgroup
+        _suffix_groups(items)
+
+
+def _suffix_groups(items) -> None:
+    """Append ``@group`` to each grouped test's node id, which is what loadgroup schedules by.
+
+    pytest-xdist 3.8 does this by assigning ``item._nodeid``, but pytest 9 keeps the id in
+    ``item._id`` (a ``NodeId``), so xdist's renaming is lost and every group is scattered over the
+    workers (each then builds the shared fixture itself). Ids already carrying a group are left as
+    they are, so a fixed xdist does not get a second suffix.
+    """
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        if names and item.nodeid.rfind("@") <= item.nodeid.rfind("]"):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
