@@ -340,7 +340,9 @@ def _band_plan(positions: int, need: int, bands: int, bits: int) -> list[list[tu
     those positions collides with it on that band whatever its other positions show
     (two rows sharing only a home screen never become candidates when need > 1). All
     C(positions, need) subsets are used when there are at most LSH_SUBSETS of them, else
-    LSH_SUBSETS drawn at random; bits are drawn at random inside the subset's positions.
+    LSH_SUBSETS drawn at random; bits are spread evenly over the subset's positions (drawn at random inside
+    each), so no band leans on one position: a position every row shares (a home screen)
+    would make such a band collide for every pair and its candidates grow with the kept rows.
     The plan depends only on its arguments (a fixed seed), so a rebuild draws the same.
     """
     rng = np.random.default_rng([positions, need, bands, bits])
@@ -351,10 +353,12 @@ def _band_plan(positions: int, need: int, bands: int, bits: int) -> list[list[tu
     plan = []
     for b in range(max(bands, len(subsets))):
         subset = subsets[b % len(subsets)]
-        flat = rng.choice(64 * len(subset), size=min(bits, 64 * len(subset)), replace=False)
         masks: dict[int, int] = {}
-        for f in flat.tolist():
-            masks[subset[f // 64]] = masks.get(subset[f // 64], 0) | (1 << (f % 64))
+        per = [bits // len(subset) + (1 if j < bits % len(subset) else 0) for j in range(len(subset))]
+        for j in rng.permutation(len(subset)).tolist():  # which positions get the extra bits: drawn
+            p = subset[j]
+            for f in rng.choice(64, size=min(per[j], 64), replace=False).tolist():
+                masks[p] = masks.get(p, 0) | (1 << f)
         plan.append(sorted(masks.items()))
     return plan
 
@@ -392,9 +396,11 @@ def first_repeats(sigs, threshold: int, need: int, *, bands: int = LSH_BANDS, bi
     Recall: a twin whose ``need`` positions are within d bits collides on one band with
     probability about (1 - d/64)**bits, so on one of the bands of a subset it agrees on
     with 1 - (1 - (1 - d/64)**bits)**(bands per subset): with all positions near (the
-    usual repeat) and 64 bands of 20 bits, 1.00 at d <= 3 and 0.99 at d = 8. Cost: 64 dict
+    usual repeat) and 64 bands of 28 bits spread evenly over a subset's positions, 1.00 at d <= 4 and
+    0.79 at d = 8. Cost: 64 dict
     lookups per row, plus the exact check of the candidates (a random kept row is one
-    with probability ~64 * 2**-20).
+    with probability ~64 * 2**-28, more when a position such as a shared home screen carries
+    few bits of its own).
     """
     h = np.asarray(sigs)
     if h.dtype == np.int64:
