@@ -1,4 +1,4 @@
-"""Judge benchmark: the rules-based outcome judge (``rollout.judge``) against the hidden state verifier.
+"""Judge benchmark: the rules-based outcome judge (``phones.judge``) against the hidden state verifier.
 
     .venv/bin/python bench/judge_bench.py [--quick] [--seeds 0-1] [--templates T1,T2]
 
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rollout import judge_eval  # noqa: E402
-from rollout.judge import Verdict, family_of  # noqa: E402
+from phones.judge import Verdict, family_of  # noqa: E402
 from mockphone.tasks import registry  # noqa: E402
 
 QUICK = ("SettingsWifiOff", "SettingsBluetoothOn", "SettingsDarkThemeOn", "ContactsLookupNumber",

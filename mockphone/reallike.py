@@ -6,7 +6,7 @@ fonts, status bar and gesture bar: :mod:`mockphone.skin`), the ``real-like`` per
 virtual adb server with real-like latencies (a screencap ~0.8 s, a dump ~1.2 s, 0.3 s transitions,
 late grabs). A collector or a rollout drives it through ``phones.adb_phone.AdbPhone``, so it
 sees pixels, the UI dump and nothing else: no verifier, no state. Rewards on such a phone come
-from an outcome judge (``rollout.judge``) or a person, as on a real phone.
+from an outcome judge (``phones.judge``) or a person, as on a real phone.
 
 ``phoneloop device serve --real-like`` serves them from the command line.
 """

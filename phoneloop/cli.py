@@ -19,6 +19,7 @@ from phoneloop.cli_collect import collect_app
 from phoneloop.cli_device import device_app, devices
 from phoneloop.cli_tasks import tasks_app
 from phoneloop.cli_env import env_app
+from phoneloop.cli_experiment import experiment_app
 
 app = typer.Typer(
     help="phoneloop: collect, annotate, curate, train and roll out phone-use agents on real and mock phones.",
@@ -39,6 +40,7 @@ app.add_typer(collect_app, name="collect")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(env_app, name="env")
 app.add_typer(loop_app, name="loop")
+app.add_typer(experiment_app, name="experiment")
 
 
 @app.command()

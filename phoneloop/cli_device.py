@@ -52,7 +52,7 @@ def serve(
     takes a phone offline, back online, or rotates it.
 
     --real-like serves stand-ins for real apps (another look, interruptions, latencies) whose state
-    a client cannot read: judge their episodes with rollout.judge, as on a real phone.
+    a client cannot read: judge their episodes with phones.judge, as on a real phone.
 
     Example: phoneloop device serve --port 5555 --phones 4 &  adb -P 5555 shell input tap 540 1000
     """

@@ -106,7 +106,10 @@ def sft(
 def grpo(
     output: OutputOpt,
     dataset: Annotated[str | None, typer.Option("--dataset", help="NAME@vN with a grpo export (offline).")] = None,
-    env: Annotated[str, typer.Option("--env", help="'mock': online episodes on mock phones.")] = "none",
+    env: Annotated[str, typer.Option("--env", help="'mock': online episodes on mock phones (verified); 'real-like': "
+                                     "on real-like phones, rewarded only by the outcome judge; 'real-like+mock'.")] = "none",
+    share: Annotated[float | None, typer.Option("--share", help="--env real-like+mock: share of online prompts on "
+                                                "real-like phones (default 0.5).")] = None,
     tasks: Annotated[str, typer.Option("--tasks", help="Task selector for --env mock, e.g. 'app:clock'.")] = "all",
     mix: Annotated[bool, typer.Option("--mix", help="Offline prompts and mock episodes in one run.")] = False,
     model: ModelOpt = "tiny",
@@ -140,7 +143,7 @@ def grpo(
     from training.grpo import GRPORun, run_grpo
 
     extra = {"learning_rate": lr} if lr is not None else {}
-    _run(run_grpo, lake, GRPORun(output=output, dataset=dataset, env=env, tasks=tasks, mix=mix, model=model,
+    _run(run_grpo, lake, GRPORun(output=output, dataset=dataset, env=env, share=share, tasks=tasks, mix=mix, model=model,
                                  max_steps=max_steps, num_generations=num_generations, batch_size=batch_size,
                                  max_turns=max_turns, online_prompts=online_prompts, offline_prompts=offline_prompts,
                                  perturb=perturb, max_pixels=max_pixels, lora=lora, tools=tools, resume=resume,

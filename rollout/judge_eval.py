@@ -1,4 +1,4 @@
-"""Measure the outcome judge (:mod:`rollout.judge`) against the hidden state verifier.
+"""Measure the outcome judge (:mod:`phones.judge`) against the hidden state verifier.
 
 Episodes are played on real-like phones (:mod:`mockphone.reallike`, in process so the verifier can
 read the state afterwards): the oracle's (mostly successes), random ones (8 random taps, swipes and
@@ -27,7 +27,7 @@ from mockphone.phone import MockPhone
 from mockphone.tasks import invariants, registry
 from mockphone.tasks.base import Task
 from mockphone.tasks.oracle import solve
-from rollout.judge import JudgeTask, Verdict, family_of, judge
+from phones.judge import JudgeTask, Verdict, family_of, judge
 
 KINDS = ("oracle", "random", "wrong")
 

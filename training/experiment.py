@@ -107,13 +107,15 @@ def real_demonstrations(lake) -> int:
                     ).to_pylist()[0]["n"]
 
 
-def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None = None) -> list[EpisodeResult]:
-    """Every template on every (held-out by default) seed; budget = the oracle's length + ``extra_steps``."""
+def evaluate(actor: Actor, cfg: ExperimentConfig, seeds: tuple[int, ...] | None = None,
+             tasks: tuple[str, ...] | None = None, env: str = "mock") -> list[EpisodeResult]:
+    """Every template (``cfg.tasks`` by default) on every (held-out by default) seed, on ``env`` phones (mock:
+    verified; real-like: judged); budget = the oracle's length + ``extra_steps``."""
     out = []
-    for task_name in cfg.tasks:
+    for task_name in tasks if tasks is not None else cfg.tasks:
         budget = oracle_length(task_name, cfg.train_seeds[0]) + cfg.extra_steps
         for seed in seeds if seeds is not None else cfg.eval_seeds:
-            out.append(run_episode(actor, cfg.format, task_name, seed, budget))
+            out.append(run_episode(actor, cfg.format, task_name, seed, budget, env=env))
     return out
 
 

@@ -21,6 +21,11 @@ Three sources of prompts, one trainer:
   and lets the policy being trained finish the episode greedily before the verifier reads
   the phone; *tool-call* episodes for ``qwen3vl`` policies (``training/env.py``): multi-turn
   ``mobile_use`` calls, each answered with the new screenshot, turns capped at ``max_turns``;
+- online on real-like phones (``--env real-like``, :mod:`mockphone.reallike`'s skin, the phone a
+  real deployment meets): played episodes as above, but the reward is ONLY the outcome judge's
+  verdict (:mod:`phones.judge`: final screen, UI dump, actions; ``unknown`` scores 0), never the
+  phone's state or verifier; ``--env real-like+mock --share F``: a share ``F`` of the online
+  prompts on real-like phones (judged), the rest on mock phones (verified), in the same batches;
 - both (``--mix``, the Real+Mock recipe): offline rows and mock-phone episodes in
   the same batches (``offline_prompts`` samples the offline rows to set the share: TRL draws
   rows uniformly); step rewards score the offline rows and the verifier scores the episodes.
@@ -46,7 +51,8 @@ from training.launch import record_rank_data
 from training.mock_episodes import ONLINE_SEED
 from training.registry import ModelEntry, resolve_model
 
-ENVS = ("none", "mock")
+ENVS = ("none", "mock", "real-like", "real-like+mock")
+JUDGED = ("real-like", "real-like+mock")  # online envs whose episodes are scored by the outcome judge
 EPISODE_WEIGHT = 2.0  # an online episode's verifier score weighs as much as a perfect step (the step weights' sum)
 
 
@@ -55,7 +61,8 @@ class GRPORun:
     output: str  # name of the new model in the lake's registry
     model: str = "tiny"  # usually a registered SFT model
     dataset: str | None = None  # NAME@vN with a grpo export (offline prompts)
-    env: str = "none"  # "mock": online episodes on mock phones
+    env: str = "none"  # mock | real-like | real-like+mock: online episodes (real-like ones judged, not verified)
+    share: float | None = None  # real-like+mock: share of online prompts on real-like phones (default 0.5)
     tasks: str = "all"  # task selector for the mock environment (see mockphone.tasks.registry)
     mix: bool = False  # offline prompts and mock episodes in one run (needs --dataset and --env mock)
     tools: bool = False  # show the mobile_use schema in offline prompts (models SFT'd with --tools; on with --mix)
@@ -85,16 +92,19 @@ class GRPORun:
             raise BadTrainingConfig(f"--env must be one of {', '.join(ENVS)}, got {self.env!r}")
         if self.env == "none" and not self.dataset:
             raise BadTrainingConfig("GRPO needs prompts: pass --dataset NAME@vN (offline), --env mock, or both")
-        if self.mix and not (self.dataset and self.env == "mock"):
+        if self.mix and not (self.dataset and self.env != "none"):
             raise BadTrainingConfig("--mix combines offline and online prompts: pass --dataset NAME@vN and --env mock")
-        if self.dataset and self.env == "mock" and not self.mix:
-            raise BadTrainingConfig("--dataset with --env mock needs --mix (the Real+Mock recipe)")
+        if self.dataset and self.env != "none" and not self.mix:
+            raise BadTrainingConfig(f"--dataset with --env {self.env} needs --mix (the Real+Mock recipe)")
+        if self.share is not None and (self.env != "real-like+mock" or not 0.0 < self.share < 1.0):
+            raise BadTrainingConfig(f"--share is the real-like share of --env real-like+mock, in (0, 1); "
+                                    f"got {self.share} with --env {self.env}")
         if self.perturb != "none":
             from mockphone.errors import BadPerturbationProfile
             from mockphone.perturb import load_profile
 
-            if self.env != "mock":
-                raise BadTrainingConfig(f"--perturb {self.perturb} applies to --env mock episodes")
+            if self.env == "none":
+                raise BadTrainingConfig(f"--perturb {self.perturb} applies to online (--env) episodes")
             try:
                 load_profile(self.perturb)
             except BadPerturbationProfile as exc:
@@ -115,9 +125,12 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
     # 1. Check everything before spending compute.
     run.check()
     export = open_export(lake, run.dataset, "grpo", run.split) if run.dataset else None
-    tasks = _check_tasks(run.tasks) if run.env == "mock" else None
+    tasks = _check_tasks(run.tasks) if run.env != "none" else None
     model_ref = resolve_model(lake, run.model)
     fmt = _policy_format(model_ref.path, export)
+    if run.env in JUDGED and not plays_episodes(fmt):
+        raise BadTrainingConfig(f"--env {run.env}: judged episodes are played by element-list policies (an export "
+                                "with elements: true); tool-call episodes run on mock phones only")
     if run.env == "mock" and not plays_episodes(fmt) and fmt.get("action_format") not in (None, "qwen3vl"):
         raise BadTrainingConfig(f"--env mock: a policy answering {fmt['action_format']!r} actions plays online "
                                 "episodes only in the element-list format (an export with elements: true); "
@@ -138,7 +151,7 @@ def run_grpo(lake, run: GRPORun, echo: common.Echo | None = None) -> ModelEntry:
 
     # 3. Prompts: offline rows, online task rows, or both, and what scores them.
     train, env_factory, episode_reward = _prompts(run, export, max_pixels, processor, fmt)
-    config.update(online_episodes=None if run.env != "mock" else "played" if episode_reward else "tool calls")
+    config.update(online_episodes=None if run.env == "none" else "played" if episode_reward else "tool calls")
     if env_factory is not None:
         add_response_schema(processor)  # lets TRL parse <tool_call> blocks into tool calls
     reward_funcs = (list(rewards.STEP_REWARDS) if export else []) + ([episode_reward] if episode_reward else [])
@@ -212,7 +225,7 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
     from training.data import with_tool_schema
     from training.env import EnvSettings, MockPhoneEnv, OfflineStep, env_factory, task_rows
 
-    played = run.env == "mock" and plays_episodes(fmt)
+    played = run.env != "none" and plays_episodes(fmt)
     offline = None
     if export is not None:
         columns = ["prompt", "images", "target_action", "target_box", "width", "height", "coords", "action_format"]
@@ -220,18 +233,21 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
         offline = cap_images(offline, max_pixels)
         if run.tools or (run.mix and not played):  # the same system prompt the online tool-call episodes show
             offline = with_tool_schema(offline, processor, [MockPhoneEnv.__new__(MockPhoneEnv).mobile_use], "prompt")
-    if run.env != "mock":
+    if run.env == "none":
         return offline, None, None
     if played:
         from training.mock_episodes import EpisodeFormat, EpisodeReward, online_rows
 
         episode_format = EpisodeFormat(fmt["action_format"], fmt.get("coords") or "rel1000", int(fmt.get("history") or 0))
-        online = Dataset.from_list(online_rows(_check_tasks(run.tasks), run.online_prompts, episode_format, max_pixels,
-                                               seed=ONLINE_SEED + run.seed, perturb=run.perturb))
+        rows = []
+        for env, n in env_counts(run.env, run.online_prompts, run.share).items():
+            rows += online_rows(_check_tasks(run.tasks), n, episode_format, max_pixels, seed=ONLINE_SEED + run.seed,
+                                perturb=run.perturb, env=env)
+        online = Dataset.from_list(rows).shuffle(seed=run.seed)
         reward = EpisodeReward(episode_format, max_new_tokens=run.max_completion_tokens, perturb=run.perturb)
         if not run.mix:
             return online, None, reward
-        offline_extra = {"task": "", "seed": 0, "prefix": "[]", "budget": 0}
+        offline_extra = {"task": "", "seed": 0, "prefix": "[]", "budget": 0, "env": "offline"}
         return _mixed(offline, online, offline_extra, run.seed), None, reward
     settings = EnvSettings(max_turns=run.max_turns, max_pixels=max_pixels, perturb=run.perturb)
     if fmt.get("elements"):
@@ -246,6 +262,14 @@ def _prompts(run: GRPORun, export, max_pixels: int, processor, fmt: dict[str, An
     offline = offline.add_column("environment", ["offline"] * len(offline))
     online = online.add_column("environment", ["mock"] * len(online))
     return _mixed(offline, online, {"task": "", "seed": 0}, run.seed), {"mock": factory, "offline": OfflineStep}, None
+
+
+def env_counts(env: str, n: int, share: float | None = None) -> dict[str, int]:
+    """Online prompts per phone kind: all on one kind, or ``real-like+mock`` split by ``share`` (default 0.5)."""
+    if env != "real-like+mock":
+        return {env: n}
+    real = round(n * (0.5 if share is None else share))
+    return {k: v for k, v in (("real-like", real), ("mock", n - real)) if v}
 
 
 def _sample_offline(rows, n: int | None, seed: int):

@@ -19,6 +19,12 @@ parse wastes the step (it is remembered as a wait). Success is the task's verifi
   oracle steps in; the completion is the next action; the reward plays it on a mock phone and
   lets the policy being trained finish the episode greedily, and the verifier scores the
   end state: the return of that action under the current policy (a Monte-Carlo estimate).
+
+Every function that plays takes ``env``: ``mock`` (the stock phone; success is the verifier's) or
+``real-like`` (:mod:`mockphone.reallike`'s skin, the phone a real deployment meets; success is the
+outcome judge's verdict, :mod:`phones.judge`, over the final observation and the actions alone: the
+phone's state is never read for it, and a verdict of ``unknown`` scores 0). The operator's set-up
+(``initialize_task``) still runs on a real-like phone, as seeding an account on a real one does.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from datalake.types import Action, Device, Episode, Step
 Actor = Callable[[list, list, list, tuple], str]  # (messages, images, marks, size) -> reply text
 ONLINE_SEED = 1000  # online GRPO episodes use seeds from here: never demonstrated, never evaluated
 EXTRA_STEPS = 2  # an episode may run this many steps past the oracle's length
+ENVS = ("mock", "real-like")
 
 
 @dataclass(frozen=True)
@@ -60,25 +67,31 @@ class EpisodeResult:
     steps: int
     parsed: int  # replies that parsed into an action
     replies: list[str] = field(default_factory=list)
+    env: str = "mock"
+    verdict: str | None = None  # real-like: the judge's outcome (success, failure or unknown)
 
 
-def start(task_name: str, seed: int, perturb: str = "none"):
-    """A mock phone (default screen, the size demonstrations are recorded at) in the task's start state."""
+def start(task_name: str, seed: int, perturb: str = "none", env: str = "mock"):
+    """A phone in the task's start state: ``mock``, the stock screen demonstrations are recorded at, or
+    ``real-like``, the realish skin (``mockphone.reallike``)."""
+    from mockphone import reallike
     from mockphone.phone import MockPhone
     from mockphone.tasks.registry import get
 
-    phone = MockPhone(perturbations=perturb)
+    if env not in ENVS:
+        raise ValueError(f"env must be one of {ENVS}, not {env!r}")
+    phone = MockPhone(perturbations=perturb) if env == "mock" else reallike.phone(seed, perturbations=perturb)
     phone.reset(seed)
     task = get(task_name)(seed=seed)
     task.initialize_task(phone)
     return phone, task
 
 
-def oracle_demo(task_name: str, seed: int) -> Episode:
+def oracle_demo(task_name: str, seed: int, env: str = "mock") -> Episode:
     """The oracle's episode of one template and seed, with a closing terminate(success)."""
     from mockphone.tasks.oracle import UI
 
-    phone, task = start(task_name, seed)
+    phone, task = start(task_name, seed, env=env)
     steps = []
     for action in task.oracle(UI(phone)):
         steps.append(Step(phone.observe(), action))
@@ -88,15 +101,34 @@ def oracle_demo(task_name: str, seed: int) -> Episode:
     outcome = "success" if task.is_successful(phone) == 1.0 else "failure"
     w, h = phone.device().width, phone.device().height
     return Episode(instruction=task.goal, source="oracle", device=Device(w, h, kind="mock"), app=task.app_names[0],
-                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps))
+                   task=task_name, outcome=outcome, verified_by="verifier", steps=tuple(steps),
+                   meta={} if env == "mock" else {"skin": "realish"})
+
+
+def judge_spec(task):
+    """What the outcome judge may know of a task: template, parameters, instruction, apps (no verifier)."""
+    from phones.judge import JudgeTask
+
+    return JudgeTask(type(task).name(), dict(task.params), task.goal, tuple(type(task).app_names))
+
+
+def outcome(env: str, phone, task, actions: Sequence[Action]) -> tuple[bool, str | None]:
+    """(success, the judge's verdict or None) of an episode that ended on ``phone``: the verifier on a mock
+    phone; on a real-like one the judge over the final observation and ``actions`` only."""
+    if env == "mock":
+        return task.is_successful(phone) == 1.0, None
+    from phones.judge import judge
+
+    verdict = judge(judge_spec(task), phone.observe(), actions)
+    return verdict.outcome == "success", verdict.outcome
 
 
 @functools.lru_cache(maxsize=None)
-def oracle_actions(task_name: str, seed: int) -> tuple[Action, ...]:
+def oracle_actions(task_name: str, seed: int, env: str = "mock") -> tuple[Action, ...]:
     """``oracle_demo``'s actions without its screenshots (the oracle reads UI trees only), once per process."""
     from mockphone.tasks.oracle import UI
 
-    phone, task = start(task_name, seed)
+    phone, task = start(task_name, seed, env=env)
     try:
         actions = []
         for action in task.oracle(UI(phone)):
@@ -128,15 +160,17 @@ def step_prompt(phone, goal: str, history: list, fmt: EpisodeFormat) -> tuple[li
 
 def run_episode(actor: Actor, fmt: EpisodeFormat, task_name: str, seed: int, max_steps: int, *,
                 prefix: Sequence[Action] = (), first_reply: str | None = None,
-                perturb: str = "none") -> EpisodeResult:
+                perturb: str = "none", env: str = "mock") -> EpisodeResult:
     """Play one episode; ``prefix`` actions are replayed first (and count towards ``max_steps``)."""
-    phone, task = start(task_name, seed, perturb)
+    phone, task = start(task_name, seed, perturb, env)
     size = (phone.device().width, phone.device().height)
     history: list = []
-    result = EpisodeResult(task_name, seed, False, 0, 0)
+    played: list[Action] = []
+    result = EpisodeResult(task_name, seed, False, 0, 0, env=env)
     try:
         for action in prefix:
             history.append((action, size))
+            played.append(action)
             phone.act(action)
         for k in range(max_steps - len(prefix)):
             messages, screenshot, items, size = step_prompt(phone, task.goal, history, fmt)
@@ -150,17 +184,18 @@ def run_episode(actor: Actor, fmt: EpisodeFormat, task_name: str, seed: int, max
                 continue
             result.parsed += 1
             history.append((action, size))
+            played.append(action)
             phone.act(action)  # terminate too: the phone logs it, and infeasible tasks are verified from that log
             if action.type == "terminate":
                 break
-        result.success = task.is_successful(phone) == 1.0
+        result.success, result.verdict = outcome(env, phone, task, played)
     finally:
         phone.close()
     return result
 
 
 def online_rows(tasks: Sequence[str], n: int, fmt: EpisodeFormat, max_pixels: int | None,
-                seed: int = ONLINE_SEED, perturb: str = "none") -> list[dict]:
+                seed: int = ONLINE_SEED, perturb: str = "none", env: str = "mock") -> list[dict]:
     """``n`` GRPO prompts of online episodes, cycling over ``tasks`` with seeds ``seed, seed+1, ...``.
 
     Round ``r`` of the cycle starts ``r`` oracle steps in (modulo the oracle's length), so later
@@ -168,15 +203,15 @@ def online_rows(tasks: Sequence[str], n: int, fmt: EpisodeFormat, max_pixels: in
     the oracle's actions so far as history). On perturbed phones (``perturb``) every row starts at
     the start state: the oracle's recorded actions assume an unperturbed phone. Columns: ``prompt``,
     ``images``, ``task``, ``seed``, ``prefix`` (the replayed actions, JSON) and ``budget`` (the
-    episode's steps: the oracle's + ``EXTRA_STEPS``)."""
+    episode's steps: the oracle's + ``EXTRA_STEPS``) and ``env`` (the phone the episode is played on)."""
     from training.data import cap_image
 
     rows = []
     for k in range(n):
         task_name, s = tasks[k % len(tasks)], seed + k
-        oracle = oracle_actions(task_name, s)
+        oracle = oracle_actions(task_name, s, env)
         depth = (k // len(tasks)) % len(oracle) if perturb == "none" else 0
-        phone, task = start(task_name, s, perturb)
+        phone, task = start(task_name, s, perturb, env)
         try:
             actions = list(oracle[:depth])
             size = (phone.device().width, phone.device().height)
@@ -187,7 +222,7 @@ def online_rows(tasks: Sequence[str], n: int, fmt: EpisodeFormat, max_pixels: in
             phone.close()
         rows.append({"prompt": messages, "images": [cap_image(screenshot, max_pixels)], "task": task_name, "seed": s,
                      "prefix": json.dumps([a.to_dict() for a in actions]),
-                     "budget": len(oracle) + EXTRA_STEPS})
+                     "budget": len(oracle) + EXTRA_STEPS, "env": env})
     return rows
 
 
@@ -205,7 +240,7 @@ class EpisodeReward:
         self.policy = None
         self.episodes: list[EpisodeResult] = []  # every episode this reward played (for tests and logs)
 
-    def __call__(self, prompts, completions, task=None, seed=None, prefix=None, budget=None,
+    def __call__(self, prompts, completions, task=None, seed=None, prefix=None, budget=None, env=None,
                  **kw) -> list[float | None]:
         from training.rewards import completion_text
 
@@ -217,18 +252,20 @@ class EpisodeReward:
                 out.append(None)
                 continue
             actions = [Action.from_dict(a) for a in json.loads(prefix[i] or "[]")]
-            result = self._play(task[i], int(seed[i]), int(budget[i]), actions, completion_text(completion))
+            where = env[i] if env and env[i] in ENVS else "mock"  # a mixed run's offline rows carry "offline"
+            result = self._play(task[i], int(seed[i]), int(budget[i]), actions, completion_text(completion), where)
             self.episodes.append(result)
             out.append(float(result.success))
         return out
 
-    def _play(self, task_name: str, seed: int, budget: int, prefix: list[Action], reply: str) -> EpisodeResult:
+    def _play(self, task_name: str, seed: int, budget: int, prefix: list[Action], reply: str,
+              env: str = "mock") -> EpisodeResult:
         model = self.policy.model
         was_training = model.training
         model.eval()
         try:
             return run_episode(self._act, self.fmt, task_name, seed, budget, prefix=prefix, first_reply=reply,
-                               perturb=self.perturb)
+                               perturb=self.perturb, env=env)
         finally:
             model.train(was_training)
 

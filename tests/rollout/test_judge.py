@@ -14,13 +14,13 @@ from mockphone import reallike  # noqa: E402
 from mockphone.tasks import registry  # noqa: E402
 from mockphone.tasks.oracle import solve  # noqa: E402
 from rollout import judge_eval  # noqa: E402
-from rollout.judge import JudgeTask, Verdict, family_of, judge  # noqa: E402
+from phones.judge import JudgeTask, Verdict, family_of, judge  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_judge_module_imports_nothing_but_the_shared_types():
-    tree = ast.parse((ROOT / "rollout" / "judge.py").read_text())
+    tree = ast.parse((ROOT / "phones" / "judge.py").read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not [m for m in imported if m and m.split(".")[0] in ("mockphone", "collectors", "training")]
@@ -158,7 +158,7 @@ def test_judge_precision_and_recall_against_the_hidden_verifier_stay_above_a_flo
 
 def test_a_collected_real_like_episode_has_no_verifier_and_is_judged_from_what_it_recorded(served):
     from phones.episode import run_episode
-    from rollout.judge import judge_episode
+    from phones.judge import judge_episode
 
     class Replay:  # the oracle's actions, solved on an in-process twin (the served phone's state stays unread)
         source, name = "oracle", "replay"
