@@ -70,6 +70,13 @@ class JudgeTask:
     instruction: str = ""
     apps: tuple[str, ...] = ()  # the apps the task is about (short names: "settings", "notes")
 
+    @classmethod
+    def of(cls, task, locale: str | None = None) -> "JudgeTask":
+        """What the judge may know of a mock task (template, parameters, instruction in ``locale``, by default
+        the task's own, and apps), read off the task object alone: nothing of its verifier or the phone."""
+        instruction = task.goal if locale is None else task.instruction(locale)
+        return cls(type(task).name(), dict(task.params), instruction, tuple(type(task).app_names))
+
 
 @dataclass(frozen=True)
 class Verdict:

@@ -55,11 +55,6 @@ def record_actions(phone: MockPhone) -> list[Action]:
     return taken
 
 
-def spec(task: Task, locale: str = "en-US") -> JudgeTask:
-    """What the judge may know of a mock task: its template, parameters, instruction and apps (no verifier)."""
-    return JudgeTask(type(task).name(), dict(task.params), task.instruction(locale), tuple(type(task).app_names))
-
-
 def random_actions(phone: MockPhone, rng: random.Random, n: int = 8) -> None:
     d = phone.display
     for _ in range(n):
@@ -89,7 +84,7 @@ def play(cls: type[Task], seed: int, kind: str, player: Callable[[MockPhone, Tas
     except (MockPhoneError, StopIteration):
         return None
     final = phone.observe()
-    verdict = judge(spec(task, phone.locale), final, actions)
+    verdict = judge(JudgeTask.of(task, phone.locale), final, actions)
     last = next((a for a in reversed(actions) if a.type != "wait"), None)
     claimed = last is not None and last.type == "terminate" and last.status == "success"
     return Row(cls.name(), seed, kind, task.is_successful(phone) >= 1.0, verdict, claimed)

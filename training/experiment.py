@@ -188,7 +188,7 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
     from training.infer import load_checkpoint
     from training.sft import SFTRun, run_sft
 
-    start, cpu_start, load_start = time.perf_counter(), time.process_time(), _load()
+    start, cpu_start, load_start = time.perf_counter(), time.process_time(), load_average()
     phases: dict[str, float] = {}
     clock = [start]
 
@@ -222,11 +222,10 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                         ("grpo", lambda: checkpoint_actor(load_checkpoint(lake, "demo-grpo")))):
         results[name] = evaluate(actor(), cfg)
         lap(f"eval_{name}")
-    zero = [v for v in grpo.metrics.get("frac_reward_zero_std", []) if v is not None]
     report = {name: summary(r) for name, r in results.items()}
     report.update(sft_vs_random=paired(results["random"], results["sft"]),
                   grpo_vs_sft=paired(results["sft"], results["grpo"]),
-                  grpo_groups_with_variance=1 - sum(zero) / len(zero) if zero else None,
+                  grpo_groups_with_variance=groups_with_variance(grpo.metrics),
                   sft_losses=sft.metrics.get("losses"), grpo_reward=grpo.metrics.get("reward"),
                   grpo_frac_zero_std=grpo.metrics.get("frac_reward_zero_std"),
                   grpo_rewards={k: v for k, v in grpo.metrics.items() if k.startswith("rewards/")},
@@ -234,16 +233,23 @@ def run_experiment(lake, cfg: ExperimentConfig, *, sft_steps: int = 100, grpo_st
                   wall_s=time.perf_counter() - start, cpu_s=time.process_time() - cpu_start, phases=phases,
                   grpo_dataset=rl_ref, grpo_real_episodes=real,
                   torch_threads=threads,
-                  load_average=(load_start, _load()))
+                  load_average=(load_start, load_average()))
     for line in report_lines(report):
         echo(line)
     return report
 
 
-def _load() -> float:
+def load_average() -> float:
+    """The 1-minute load average (reports give it beside wall times)."""
     import os
 
     return round(os.getloadavg()[0], 2)
+
+
+def groups_with_variance(metrics: dict) -> float | None:
+    """The share of a GRPO run's logged steps whose groups had reward variance (1 - TRL's frac_reward_zero_std)."""
+    zero = [v for v in metrics.get("frac_reward_zero_std", []) if v is not None]
+    return 1 - sum(zero) / len(zero) if zero else None
 
 
 def _brief(r: EpisodeResult) -> dict:

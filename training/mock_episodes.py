@@ -105,21 +105,14 @@ def oracle_demo(task_name: str, seed: int, env: str = "mock") -> Episode:
                    meta={} if env == "mock" else {"skin": "realish"})
 
 
-def judge_spec(task):
-    """What the outcome judge may know of a task: template, parameters, instruction, apps (no verifier)."""
-    from phones.judge import JudgeTask
-
-    return JudgeTask(type(task).name(), dict(task.params), task.goal, tuple(type(task).app_names))
-
-
 def outcome(env: str, phone, task, actions: Sequence[Action]) -> tuple[bool, str | None]:
     """(success, the judge's verdict or None) of an episode that ended on ``phone``: the verifier on a mock
     phone; on a real-like one the judge over the final observation and ``actions`` only."""
     if env == "mock":
         return task.is_successful(phone) == 1.0, None
-    from phones.judge import judge
+    from phones.judge import JudgeTask, judge
 
-    verdict = judge(judge_spec(task), phone.observe(), actions)
+    verdict = judge(JudgeTask.of(task), phone.observe(), actions)
     return verdict.outcome == "success", verdict.outcome
 
 

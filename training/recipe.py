@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from training.experiment import checkpoint_actor, evaluate, paired, summary, ExperimentConfig
+from training.experiment import (ExperimentConfig, checkpoint_actor, evaluate, groups_with_variance, load_average,
+                                 paired, summary)
 from training.mock_episodes import EpisodeResult, oracle_demo
 
 ARMS = ("sft", "rl-real", "rl-real+mock")
@@ -135,21 +136,21 @@ def run_recipe(lake, cfg: RecipeConfig, echo: Callable[[str], None] = print) -> 
               "rl": {arm: _rl_figures(grpo[arm], policies["sft"], policies[arm], results["sft"], results[arm])
                      for arm in ARM_ENVS},
               "sft_losses": sft.metrics.get("losses"), "phases": phases,
-              "wall_s": round(time.perf_counter() - start, 1), "load_average": _load()}
+              "wall_s": round(time.perf_counter() - start, 1), "load_average": load_average()}
     for line in report_lines(report):
         echo(line)
     return report
 
 
 def _rl_figures(entry, sft_policy, arm_policy, sft_results, arm_results) -> dict:
-    zero = [v for v in entry.metrics.get("frac_reward_zero_std", []) if v is not None]
+    logged = sum(1 for v in entry.metrics.get("frac_reward_zero_std", []) if v is not None)
     steps = differ = 0
     for suite, episodes in sft_results.items():
         for a, b in zip(episodes, arm_results[suite]):
             for x, y in zip(a.replies, b.replies):
                 steps, differ = steps + 1, differ + (x != y)
-    return {"groups": len(zero), "steps": len(zero),  # batch 8 = num_generations 8: one group a step
-            "groups_with_variance": 1 - sum(zero) / len(zero) if zero else None,
+    return {"groups": logged, "steps": logged,  # batch 8 = num_generations 8: one group a step
+            "groups_with_variance": groups_with_variance(entry.metrics),
             "weight_change": _relative_l2(sft_policy.model, arm_policy.model),
             "replies_differing": differ / steps if steps else None, "reward": entry.metrics.get("reward"),
             "episode_reward": entry.metrics.get("rewards/episode_reward/mean")}
@@ -165,12 +166,6 @@ def _relative_l2(a, b) -> float:
         num += float(torch.sum((pb[name].detach() - p.detach()) ** 2))
         den += float(torch.sum(p.detach() ** 2))
     return (num / den) ** 0.5 if den else 0.0
-
-
-def _load() -> float | None:
-    import os
-
-    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
 def _cell(s: dict) -> str:

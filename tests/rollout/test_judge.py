@@ -71,7 +71,7 @@ def test_judge_reward_is_unchanged_when_the_state_store_is_poisoned(served, name
     for a in actions:
         adb.act(a)
     device = served.devices[0]
-    task = JudgeTask(name, dict(device.task.params), device.task.goal, tuple(device.task.app_names))
+    task = JudgeTask.of(device.task)
     before = adb.observe()
     verdict = judge(task, before, actions)
     verified = device.task.is_successful(device.phone)
@@ -94,7 +94,7 @@ def test_judge_reward_is_unchanged_when_the_state_store_is_rewound_in_process(na
     task.initialize_task(phone)
     actions = solve(phone, task)
     before = phone.observe()
-    spec = judge_eval.spec(task)
+    spec = JudgeTask.of(task)
     verdict = judge(spec, before, actions)
     assert (verdict.outcome, task.is_successful(phone)) == ("success", 1.0)
 
@@ -177,7 +177,7 @@ def test_a_collected_real_like_episode_has_no_verifier_and_is_judged_from_what_i
                           max_steps=60)
     assert (episode.outcome, episode.verified_by) == ("unknown", "none")
     assert "score" not in episode.meta
-    judged = judge_episode(episode, judge_eval.spec(task))
+    judged = judge_episode(episode, JudgeTask.of(task))
     assert (judged.outcome, judged.verified_by) == ("success", "judge")
     assert judged.meta["judge"]["family"] == "toggle"
     assert served.devices[0].task.is_successful(served.devices[0].phone) == 1.0  # the hidden check agrees
