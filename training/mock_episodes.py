@@ -245,7 +245,7 @@ class EpisodeReward:
                 out.append(None)
                 continue
             actions = [Action.from_dict(a) for a in json.loads(prefix[i] or "[]")]
-            where = env[i] if env and env[i] in ENVS else "mock"  # a mixed run's offline rows carry "offline"
+            where = env[i] if env else "mock"  # rows without an env column are mock episodes; start() refuses others
             result = self._play(task[i], int(seed[i]), int(budget[i]), actions, completion_text(completion), where)
             self.episodes.append(result)
             out.append(float(result.success))
